@@ -1,0 +1,3 @@
+module github.com/floeid/floe
+
+go 1.26
