@@ -82,3 +82,12 @@ func (c *monotonicClock) recheck(a *anchor, ns int64) int64 {
 	b := c.anchor.Load()
 	return max(ns, b.wall+int64(time.Since(b.mono)))
 }
+
+// Sleeper is a Clock that also decides how a generator waits for it. A
+// generator whose Clock is a Sleeper calls Sleep instead of time.Sleep while
+// it waits for the clock to reach a tick; a fake clock advances its own time
+// there, so tests of waiting need no real sleep.
+type Sleeper interface {
+	Clock
+	Sleep(d time.Duration)
+}

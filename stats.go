@@ -25,3 +25,15 @@ type Stats struct {
 	// reservation ceiling.
 	CeilingHits uint64 `json:"ceiling_hits"`
 }
+
+// Overflow tells that callers stalled on an exhausted sequence. A generator
+// sends at most one per tick, without blocking: a full channel drops it.
+type Overflow struct {
+	// Now is the time of the tick whose sequence ran out.
+	Now time.Time
+	// Count is the number of calls stalled when it was sent.
+	Count uint32
+	// Ticks counts the ticks the current overflow has lasted, this one
+	// included. A count that keeps rising means demand is over capacity.
+	Ticks uint32
+}

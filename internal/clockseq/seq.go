@@ -1,0 +1,252 @@
+package clockseq
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/floeid/floe"
+)
+
+// Seq issues unique (tick, sequence) pairs. It is safe for concurrent use and
+// must not be copied after first use.
+type Seq struct {
+	_     noCopy
+	state atomic.Uint64 // the last pair reserved: tick<<tshift | tt<<seqBits | seq
+	_     [56]byte      // keep the hot word on its own cache line
+
+	// Immutable after New.
+	r        reading
+	epoch    int64  // Unix ns of tick 0
+	unit     int64  // ns per tick
+	maxTick  uint64 // highest tick issued
+	tshift   uint   // bits below the tick in the state word
+	seqBits  uint   // width of the sequence field
+	seqMask  uint64 // the sequence field of the state word
+	ttBit    uint64 // the tick-tock bit of the state word, 0 when unused
+	seqMin   uint64
+	seqMax   uint64
+	policy   floe.Policy
+	slack    int64 // ns a cached reading may lie before the last tick's start on the fast path
+	ahead    uint64 // ticks Borrow may run ahead of the clock
+	maxWait  time.Duration
+	reserved bool
+	lowWater uint64 // ticks of headroom under which Need is signalled
+	overflow chan<- floe.Overflow
+
+	ceiling atomic.Uint64 // highest tick that may be issued, when reserved
+	need    chan struct{} // signalled when the ceiling needs raising
+
+	closed atomic.Uint64 // IDs issued in ticks already left (offset, see New)
+
+	mu    sync.Mutex // guards the slow path's decisions and the fields below
+	high  int64      // highest precise reading seen, Unix ns
+	safe  uint64     // TickTock: highest tick the other timeline used
+	inReg bool       // in a regression episode (counted once)
+	stall struct {
+		count  uint32 // callers waiting on an exhausted sequence
+		start  uint64 // tick the current overflow started in
+		told   uint64 // last tick an overflow notice was sent for
+		exhTck uint64 // last tick counted as exhausted
+	}
+
+	stats struct {
+		regressions atomic.Uint64
+		waits       atomic.Uint64
+		waitNanos   atomic.Int64
+		borrowed    atomic.Uint64
+		exhausted   atomic.Uint64
+		tickTocks   atomic.Uint64
+		ceilingHits atomic.Uint64
+	}
+}
+
+// noCopy makes go vet's copylocks check flag copies of a Seq.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
+// New returns a Seq for cfg.
+func New(cfg Config) (*Seq, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Seq{
+		r:        newReading(cfg.Clock),
+		epoch:    cfg.Epoch,
+		unit:     cfg.Unit,
+		maxTick:  cfg.MaxTick,
+		seqBits:  cfg.SeqBits,
+		seqMask:  uint64(1)<<cfg.SeqBits - 1,
+		seqMin:   cfg.SeqMin,
+		seqMax:   cfg.SeqMax,
+		policy:   cfg.Policy,
+		maxWait:  cfg.MaxWait,
+		reserved: cfg.Reserved,
+		overflow: cfg.Overflow,
+		need:     make(chan struct{}, 1),
+		safe:     max(cfg.Safe, cfg.Floor),
+	}
+	s.tshift = cfg.SeqBits
+	if cfg.Policy == floe.TickTock {
+		s.ttBit = uint64(1) << cfg.SeqBits
+		s.tshift++
+	}
+	s.ahead = max(1, uint64(cfg.MaxAhead)/uint64(cfg.Unit))
+	switch {
+	case cfg.Policy == floe.Borrow:
+		// Exact: a tick within ahead of a reading that only lags is within
+		// ahead of the clock.
+		s.slack = int64(s.ahead) * s.unit
+	case s.r.cache != nil:
+		s.slack = int64(staleness)
+	}
+	s.lowWater = uint64(cfg.LowWater) / uint64(cfg.Unit)
+	s.ceiling.Store(cfg.Ceiling)
+	// Start "exhausted at the floor": the first call must move to a tick
+	// above it. The IDs of that virtual tick are subtracted from the count.
+	tt := uint64(0)
+	if cfg.TickTock {
+		tt = s.ttBit
+	}
+	s.state.Store(cfg.Floor<<s.tshift | tt | s.seqMax)
+	s.closed.Store(-(s.seqMax - s.seqMin + 1))
+	return s, nil
+}
+
+// Next reserves one pair. tick carries the tick-tock bit as its lowest bit
+// under floe.TickTock (tick<<1 | tt), as sno's time block does.
+func (s *Seq) Next() (tick, seq uint64, err error) {
+	tick, seq, _, err = s.Reserve(1)
+	return tick, seq, err
+}
+
+// Reserve reserves up to n (at least 1) consecutive sequence numbers of one
+// tick: seq, seq+1, ..., seq+count-1, with 1 <= count <= n. Callers wanting
+// more call again.
+func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
+	if n == 0 {
+		n = 1
+	}
+	now := s.r.cached() - s.epoch
+	for {
+		st := s.state.Load()
+		t := st >> s.tshift
+		q := st & s.seqMask
+		start := int64(t) * s.unit
+		switch {
+		case now >= start+s.unit:
+			// The clock is in a later tick: move there.
+			nt := uint64(now / s.unit)
+			if nt > s.maxTick || s.reserved && nt > s.ceiling.Load() {
+				return s.slow(n)
+			}
+			count = min(n, s.seqMax-s.seqMin+1)
+			if s.state.CompareAndSwap(st, nt<<s.tshift|st&s.ttBit|(s.seqMin+count-1)) {
+				s.closed.Add(q - s.seqMin + 1)
+				if s.reserved {
+					s.checkHeadroom(nt)
+				}
+				return s.tick(nt, st), s.seqMin, count, nil
+			}
+		case now+s.slack >= start && q < s.seqMax:
+			// Same tick, or a reading close enough behind it.
+			count = min(n, s.seqMax-q)
+			if s.state.CompareAndSwap(st, st+count) {
+				return s.tick(t, st), q + 1, count, nil
+			}
+		default:
+			return s.slow(n)
+		}
+	}
+}
+
+// tick returns t with the tick-tock bit of state word st.
+func (s *Seq) tick(t, st uint64) uint64 {
+	if s.ttBit == 0 {
+		return t
+	}
+	return t<<1 | (st&s.ttBit)>>s.seqBits
+}
+
+// Need is signalled when the ceiling is reached or, after a new tick, lies
+// closer than LowWater. The owner raises it with RaiseCeiling.
+func (s *Seq) Need() <-chan struct{} { return s.need }
+
+// RaiseCeiling lets the Seq issue ticks up to c. A lower value than the
+// current ceiling is ignored: a ceiling never comes down.
+func (s *Seq) RaiseCeiling(c uint64) {
+	for {
+		old := s.ceiling.Load()
+		if c <= old || s.ceiling.CompareAndSwap(old, c) {
+			return
+		}
+	}
+}
+
+// Ceiling returns the highest tick the Seq may issue when reserved.
+func (s *Seq) Ceiling() uint64 { return s.ceiling.Load() }
+
+func (s *Seq) checkHeadroom(t uint64) {
+	if c := s.ceiling.Load(); c < t || c-t < s.lowWater {
+		s.signalNeed()
+	}
+}
+
+func (s *Seq) signalNeed() {
+	select {
+	case s.need <- struct{}{}:
+	default:
+	}
+}
+
+// State is the Seq's position, for snapshots and restarts.
+type State struct {
+	Tick     uint64 // last tick issued (or the floor)
+	Sequence uint64 // last sequence number issued in Tick
+	TickTock bool   // timeline bit under TickTock
+	Safe     uint64 // TickTock: highest tick the other timeline used
+}
+
+// State returns the Seq's position. Restoring with Floor = State().Tick never
+// reissues a pair.
+func (s *Seq) State() State {
+	st := s.state.Load()
+	s.mu.Lock()
+	safe := s.safe
+	s.mu.Unlock()
+	return State{
+		Tick:     st >> s.tshift,
+		Sequence: st & s.seqMask,
+		TickTock: st&s.ttBit != 0,
+		Safe:     safe,
+	}
+}
+
+// Stats returns the Seq's counters.
+func (s *Seq) Stats() floe.Stats {
+	st := s.state.Load()
+	return floe.Stats{
+		Issued:      s.closed.Load() + (st & s.seqMask) - s.seqMin + 1,
+		Regressions: s.stats.regressions.Load(),
+		Waits:       s.stats.waits.Load(),
+		WaitTime:    time.Duration(s.stats.waitNanos.Load()),
+		Borrowed:    s.stats.borrowed.Load(),
+		Exhausted:   s.stats.exhausted.Load(),
+		TickTocks:   s.stats.tickTocks.Load(),
+		CeilingHits: s.stats.ceilingHits.Load(),
+	}
+}
+
+// TickOf returns the tick of Unix nanoseconds ns (negative before the epoch).
+func (s *Seq) TickOf(ns int64) int64 {
+	x := ns - s.epoch
+	if x < 0 {
+		return (x+1)/s.unit - 1
+	}
+	return x / s.unit
+}
+
+// TickStart returns the Unix nanoseconds at which tick t starts.
+func (s *Seq) TickStart(t uint64) int64 { return s.epoch + int64(t)*s.unit }
