@@ -77,7 +77,7 @@ var (
 // cache holds a recent reading of one of the built-in clocks, refreshed by a
 // goroutine that runs only while someone reads the cache.
 type cache struct {
-	clock   floe.Clock  // immutable
+	clock   floe.Clock   // immutable
 	nanos   atomic.Int64 // last reading, Unix nanoseconds
 	running atomic.Bool  // a refresher goroutine is running
 	used    atomic.Bool  // read since the last refresh

@@ -27,7 +27,7 @@ type Seq struct {
 	seqMin   uint64
 	seqMax   uint64
 	policy   floe.Policy
-	slack    int64 // ns a cached reading may lie before the last tick's start on the fast path
+	slack    int64  // ns a cached reading may lie before the last tick's start on the fast path
 	ahead    uint64 // ticks Borrow may run ahead of the clock
 	maxWait  time.Duration
 	reserved bool
