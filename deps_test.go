@@ -1,0 +1,87 @@
+package floe_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/floeid/floe"
+
+// allowed lists, for each library package, the floe packages it may import
+// besides the standard library. Dependencies point inward; nothing here may
+// import a third-party module.
+var allowed = map[string][]string{
+	".":                 nil,
+	"floetest":          {""},
+	"internal/clockseq": {""},
+	"internal/textid":   {""},
+	"id64":              {"", "internal/clockseq", "internal/textid"},
+	"id80":              {"", "internal/clockseq", "internal/textid"},
+	"id96":              {"", "internal/clockseq", "internal/textid"},
+}
+
+// TestDeps reads the imports of every non-test file of the library packages
+// and fails on any import outside the standard library and the package's
+// allowed floe packages.
+func TestDeps(t *testing.T) {
+	for dir, floePkgs := range allowed {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Errorf("%s: no Go files (%v)", dir, err)
+			continue
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Errorf("%s: %v", file, err)
+				continue
+			}
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if rel, ok := strings.CutPrefix(path, module); ok {
+					rel = strings.TrimPrefix(rel, "/")
+					if !slices.Contains(floePkgs, rel) {
+						t.Errorf("%s imports %s, which %s may not import", file, path, dir)
+					}
+					continue
+				}
+				if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+					t.Errorf("%s imports %s: library packages use the standard library only", file, path)
+				}
+			}
+		}
+	}
+}
+
+// TestDepsCoversEveryPackage keeps the table above complete: a new library
+// package must say what it may import.
+func TestDepsCoversEveryPackage(t *testing.T) {
+	skip := map[string]bool{"bench": true, "cmd": true, "testdata": true, ".git": true, ".ci": true}
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if skip[path] || strings.HasPrefix(filepath.Base(path), ".") && path != "." {
+			return filepath.SkipDir
+		}
+		gofiles, _ := filepath.Glob(filepath.Join(path, "*.go"))
+		if len(gofiles) > 0 {
+			if _, ok := allowed[path]; !ok {
+				t.Errorf("package %s is missing from the allowed-imports table", path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

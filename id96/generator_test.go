@@ -1,0 +1,170 @@
+package id96_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/id96"
+)
+
+var start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func newGen(t testing.TB, cfg id96.Config) *id96.Generator {
+	t.Helper()
+	g, err := id96.NewGenerator(cfg)
+	if err != nil {
+		t.Fatalf("NewGenerator: %v", err)
+	}
+	return g
+}
+
+func TestNewGenerator_Invalid(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  id96.Config
+		want error
+	}{
+		{"drift too large", id96.Config{Drift: 8}, id96.ErrDrift},
+		{"tick-tock", id96.Config{Policy: floe.TickTock}, floe.ErrPolicyUnsupported},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := id96.NewGenerator(tc.cfg); !errors.Is(err, tc.want) {
+				t.Errorf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestGenerator_Defaults(t *testing.T) {
+	g := newGen(t, id96.Config{})
+	if g.Node() == 0 || g.Drift() != id96.DefaultDrift {
+		t.Errorf("node %d drift %d, want a random node and drift %d", g.Node(), g.Drift(), id96.DefaultDrift)
+	}
+	clk := floetest.NewClock(start)
+	g = newGen(t, id96.Config{Node: 0xdeadbeef, Drift: 5, Clock: clk})
+	id, err := g.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := id.Parts()
+	if p.Node != 0xdeadbeef || p.Drift != 5 || p.Sequence != 0 || p.Time.After(start) || start.Sub(p.Time) >= id96.TickUnit {
+		t.Errorf("Parts = %+v", p)
+	}
+}
+
+// TestGenerator_NoWrap issues more IDs than one tick's sequence holds on a
+// clock that does not move by itself: guid would wrap and repeat, a
+// Generator waits for the next tick.
+func TestGenerator_NoWrap(t *testing.T) {
+	clk := floetest.NewClock(start)
+	g := newGen(t, id96.Config{Node: 1, Clock: clk})
+	ids := make([]id96.ID, 3*(id96.MaxSequence+1)+5)
+	for i := range ids {
+		id, err := g.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = id
+	}
+	if err := floetest.Unique(ids); err != nil {
+		t.Fatal(err)
+	}
+	if err := floetest.Increasing(ids, id96.ID.Compare); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Stats().Exhausted; got != 3 {
+		t.Errorf("Exhausted = %d, want 3", got)
+	}
+	// The 64-bit cast stays unique for one node.
+	casts := make([]uint64, len(ids))
+	for i, id := range ids {
+		casts[i] = id.Uint64()
+	}
+	if err := floetest.Unique(casts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGenerator_Unique(t *testing.T) {
+	for _, policy := range []floe.Policy{floe.Wait, floe.Fail, floe.Borrow} {
+		t.Run(policy.String(), func(t *testing.T) {
+			g := newGen(t, id96.Config{Policy: policy})
+			const workers, each = 8, 2000
+			check := floetest.NewChecker[id96.ID](workers * each)
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Go(func() {
+					ids := make([]id96.ID, 0, each)
+					for range each {
+						id, err := g.Next()
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						ids = append(ids, id)
+					}
+					if err := floetest.Increasing(ids, id96.ID.Compare); err != nil {
+						t.Error(err)
+					}
+					check.Add(ids...)
+				})
+			}
+			wg.Wait()
+			if err := check.Err(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestGenerator_Rewind(t *testing.T) {
+	for _, policy := range []floe.Policy{floe.Wait, floe.Fail, floe.Borrow} {
+		for _, back := range []time.Duration{id96.TickUnit, time.Second, time.Hour} {
+			t.Run(policy.String()+" "+back.String(), func(t *testing.T) {
+				clk := floetest.NewClock(start)
+				g := newGen(t, id96.Config{Node: 9, Clock: clk, Policy: policy, MaxAhead: 2 * time.Second})
+				var ids []id96.ID
+				for range 10 {
+					clk.Step(time.Millisecond)
+					id, err := g.Next()
+					if err != nil {
+						t.Fatal(err)
+					}
+					ids = append(ids, id)
+				}
+				clk.Rewind(back)
+				id, err := g.Next()
+				if policy == floe.Fail || back == time.Hour {
+					if !errors.Is(err, floe.ErrClockBackwards) {
+						t.Fatalf("got %v, %v; want ErrClockBackwards", id, err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := floetest.Increasing(append(ids, id), id96.ID.Compare); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+func TestNew_Package(t *testing.T) {
+	ids := make([]id96.ID, 10000)
+	for i := range ids {
+		ids[i] = id96.New()
+	}
+	if err := floetest.Unique(ids); err != nil {
+		t.Fatal(err)
+	}
+	if err := floetest.Increasing(ids, id96.ID.Compare); err != nil {
+		t.Fatal(err)
+	}
+}

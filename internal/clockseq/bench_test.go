@@ -1,0 +1,80 @@
+package clockseq
+
+import (
+	"testing"
+	"time"
+
+	"github.com/floeid/floe"
+)
+
+func benchSeq(b *testing.B, clock floe.Clock) *Seq {
+	s, err := New(Config{Clock: clock, Epoch: 1288834974657e6, Unit: 1e6, MaxTick: 1<<41 - 1, SeqBits: 22})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkSeq_Next compares the cached built-in clocks with the same clocks
+// read on every call (wrapped so the core does not recognise them).
+func BenchmarkSeq_Next(b *testing.B) {
+	clocks := []struct {
+		name  string
+		clock floe.Clock
+	}{
+		{"monotonic", floe.MonotonicClock},
+		{"system", floe.SystemClock},
+		{"monotonic-uncached", uncached{floe.MonotonicClock}},
+		{"system-uncached", uncached{floe.SystemClock}},
+	}
+	for _, c := range clocks {
+		b.Run(c.name, func(b *testing.B) {
+			s := benchSeq(b, c.clock)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := s.Next(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"-parallel", func(b *testing.B) {
+			s := benchSeq(b, c.clock)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, _, err := s.Next(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkClock_Now measures one reading of each built-in clock.
+func BenchmarkClock_Now(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		clock floe.Clock
+	}{{"monotonic", floe.MonotonicClock}, {"system", floe.SystemClock}} {
+		b.Run(c.name, func(b *testing.B) {
+			var sink int64
+			for b.Loop() {
+				sink += c.clock.Now().UnixNano()
+			}
+			_ = sink
+		})
+	}
+	b.Run("cached", func(b *testing.B) {
+		r := newReading(floe.MonotonicClock)
+		var sink int64
+		for b.Loop() {
+			sink += r.cached()
+		}
+		_ = sink
+	})
+}
+
+type uncached struct{ c floe.Clock }
+
+func (u uncached) Now() time.Time { return u.c.Now() }
