@@ -48,14 +48,6 @@ func (r *reading) precise() int64 {
 	return n
 }
 
-func (r *reading) sleep(d time.Duration) {
-	if r.sleeper != nil {
-		r.sleeper.Sleep(d)
-		return
-	}
-	time.Sleep(d)
-}
-
 // staleness is how far behind a cached reading may be before the fast path
 // stops trusting it: the refresh period is about a millisecond on Linux (the
 // timer granularity), and a busy machine can delay a refresh a little more.
