@@ -1,0 +1,44 @@
+package id64
+
+import "errors"
+
+// Layout errors. Layout.Validate returns every violation it finds, joined,
+// so each one matches with errors.Is.
+var (
+	// ErrLayoutEpoch: the layout's Epoch is the zero time.Time.
+	ErrLayoutEpoch = errors.New("floe: layout epoch is not set")
+	// ErrLayoutUnit: the layout's Unit is zero or negative.
+	ErrLayoutUnit = errors.New("floe: layout unit is not positive")
+	// ErrLayoutNegativeBits: a bit width of the layout is negative.
+	ErrLayoutNegativeBits = errors.New("floe: layout bit width is negative")
+	// ErrLayoutTimeBits: the time field has no bits or more than 56.
+	ErrLayoutTimeBits = errors.New("floe: layout time bits not in 1..56")
+	// ErrLayoutSequenceBits: the sequence field has no bits.
+	ErrLayoutSequenceBits = errors.New("floe: layout has no sequence bits")
+	// ErrLayoutBits: the fields add up to more than 63 bits (64 when the
+	// layout is Unsigned).
+	ErrLayoutBits = errors.New("floe: layout uses too many bits")
+	// ErrLayoutSpan: the time field spans more than time.Duration can hold
+	// (about 292 years).
+	ErrLayoutSpan = errors.New("floe: layout time span exceeds 292 years")
+)
+
+// Errors of Layout methods that take field values.
+var (
+	// ErrBeforeEpoch: a time before the layout's epoch, which no tick can
+	// represent. Times past the last tick are floe.ErrTimeExhausted.
+	ErrBeforeEpoch = errors.New("floe: time is before the layout epoch")
+	// ErrDatacenterRange: a datacenter ID above Layout.MaxDatacenter.
+	ErrDatacenterRange = errors.New("floe: datacenter id out of range")
+	// ErrWorkerRange: a worker ID above Layout.MaxWorker.
+	ErrWorkerRange = errors.New("floe: worker id out of range")
+	// ErrNodeRange: a node ID above Layout.MaxNode.
+	ErrNodeRange = errors.New("floe: node id out of range")
+	// ErrSequenceRange: a sequence number above Layout.MaxSequence.
+	ErrSequenceRange = errors.New("floe: sequence out of range")
+	// ErrPartsMismatch: Parts given to Layout.Compose whose redundant fields
+	// (Time and Tick, or Node and Datacenter/Worker) disagree.
+	ErrPartsMismatch = errors.New("floe: parts disagree")
+	// ErrSnowcastNodes: a Snowcast node count outside 128..8192.
+	ErrSnowcastNodes = errors.New("floe: snowcast node count not in 128..8192")
+)

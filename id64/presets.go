@@ -1,0 +1,108 @@
+package id64
+
+import (
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// Layout presets, named after the systems whose IDs they read and write. Each
+// passes Validate. They are variables so that call sites read
+// Config{Layout: id64.Twitter}; treat them as constants, or copy one and
+// change the copy.
+var (
+	// Twitter is the Snowflake layout of Twitter and of Heroku's noeqd: sign
+	// bit, 41-bit millisecond time since 2010-11-04T01:42:54.657Z
+	// (1288834974657 ms after the Unix epoch), 5-bit datacenter, 5-bit worker,
+	// 12-bit sequence. Its time runs out at 2080-07-10T17:30:30.209Z.
+	Twitter = Layout{
+		Epoch:          time.UnixMilli(1288834974657).UTC(),
+		Unit:           time.Millisecond,
+		TimeBits:       41,
+		DatacenterBits: 5,
+		WorkerBits:     5,
+		SequenceBits:   12,
+	}
+
+	// Icicle is the layout of intenthq/icicle, which generates IDs inside
+	// Redis with a Lua script: sign bit, 41-bit millisecond time, 10-bit
+	// logical shard (the worker), 12-bit sequence.
+	//
+	// Icicle's CUSTOM_EPOCH constant, 1401277473, is 2014-05-28T11:44:33Z in
+	// seconds, but icicle subtracts it from a time in milliseconds. Its IDs
+	// therefore count milliseconds from 1970-01-17T05:14:37.473Z, and so does
+	// this preset, to read and write them bit for bit. Time runs out at
+	// 2039-09-23T21:02:13.025Z.
+	Icicle = Layout{
+		Epoch:        time.UnixMilli(1401277473).UTC(),
+		Unit:         time.Millisecond,
+		TimeBits:     41,
+		WorkerBits:   10,
+		SequenceBits: 12,
+	}
+
+	// Instagram is the layout of "Sharding & IDs at Instagram" (2011), made by
+	// a PL/pgSQL function in each logical shard: 41-bit millisecond time since
+	// 2011-08-24T21:07:01.721Z (1314220021721 ms), 13-bit logical shard (the
+	// worker), 10-bit sequence. The fields fill all 64 bits, so it is
+	// Unsigned: from 2046-06-27T17:00:49.497Z on, when the time reaches
+	// 2^40 ms, its IDs no longer fit a signed BIGINT.
+	Instagram = Layout{
+		Epoch:        time.UnixMilli(1314220021721).UTC(),
+		Unit:         time.Millisecond,
+		TimeBits:     41,
+		WorkerBits:   13,
+		SequenceBits: 10,
+		Unsigned:     true,
+	}
+
+	// Discord is the layout of Discord's snowflakes: 42-bit millisecond time
+	// since 2015-01-01T00:00:00Z (1420070400000 ms), 5-bit internal worker
+	// ID (bits 21..17, the datacenter field here), 5-bit internal process ID
+	// (bits 16..12, the worker field here), 12-bit increment. It is Unsigned,
+	// as Discord's IDs are 64-bit unsigned integers.
+	Discord = Layout{
+		Epoch:          time.UnixMilli(1420070400000).UTC(),
+		Unit:           time.Millisecond,
+		TimeBits:       42,
+		DatacenterBits: 5,
+		WorkerBits:     5,
+		SequenceBits:   12,
+		Unsigned:       true,
+	}
+)
+
+// Snowcast node counts, as snowcast bounds them.
+const (
+	snowcastMinNodes = 128  // 7 node bits, 16 sequence bits
+	snowcastMaxNodes = 8192 // 13 node bits, 10 sequence bits; snowcast's default
+)
+
+// Snowcast returns the layout of a noctarius/snowcast sequencer created for
+// nodes logical nodes. Snowcast keeps 41 bits of milliseconds at the top of
+// all 64 (it shifts the time left by 23, with no sign bit, so the layout is
+// Unsigned) and splits the 23 bits below between the logical node ID (the
+// worker field) and the counter: nodes 2^n gives n node bits and 23-n
+// sequence bits. nodes must lie in 128..8192; like snowcast, Snowcast rounds
+// a count that is not a power of two up to the next one. snowcast's default,
+// 8192 nodes, gives 13 node bits and 10 sequence bits (1024 IDs per
+// millisecond per node); 128 nodes give 7 and 16.
+//
+// snowcast has no default epoch: each sequencer is created with one. The
+// returned layout uses the Twitter epoch; set Epoch to the sequencer's epoch
+// to read or continue its IDs (snowcast's README uses 2014-01-01 as an
+// example).
+func Snowcast(nodes int) (Layout, error) {
+	if nodes < snowcastMinNodes || nodes > snowcastMaxNodes {
+		return Layout{}, fmt.Errorf("%w: %d", ErrSnowcastNodes, nodes)
+	}
+	nodeBits := bits.Len(uint(nodes - 1)) // rounds up to a power of two
+	return Layout{
+		Epoch:        Twitter.Epoch,
+		Unit:         time.Millisecond,
+		TimeBits:     41,
+		WorkerBits:   nodeBits,
+		SequenceBits: 23 - nodeBits,
+		Unsigned:     true,
+	}, nil
+}

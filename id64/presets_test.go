@@ -1,0 +1,172 @@
+package id64
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestPresets_Validate(t *testing.T) {
+	presets := map[string]Layout{"twitter": Twitter, "icicle": Icicle, "instagram": Instagram, "discord": Discord}
+	for n := 128; n <= 8192; n *= 2 {
+		l, err := Snowcast(n)
+		if err != nil {
+			t.Fatalf("Snowcast(%d): %v", n, err)
+		}
+		presets["snowcast "+itoa(n)] = l
+	}
+	for name, l := range presets {
+		t.Run(name, func(t *testing.T) {
+			if err := l.Validate(); err != nil {
+				t.Errorf("Validate() = %v", err)
+			}
+			if total := l.TimeBits + l.NodeBits() + l.SequenceBits; total != l.bitLimit() {
+				t.Errorf("%s uses %d bits, want all %d", l, total, l.bitLimit())
+			}
+		})
+	}
+}
+
+// TestPresets_Golden decodes IDs published by the systems the presets are
+// named after.
+func TestPresets_Golden(t *testing.T) {
+	tests := []struct {
+		name   string
+		layout Layout
+		id     ID
+		want   Parts // Time is compared as Unix milliseconds
+		source string
+	}{
+		{
+			// Discord developer docs, "Snowflakes": 175928847299117063 is
+			// 2016-04-30 11:18:25.796 UTC, worker 1, process 0, increment 7.
+			name: "discord docs", layout: Discord, id: 175928847299117063,
+			want: Parts{Time: time.UnixMilli(1462015105796), Tick: 41944705796, Datacenter: 1, Worker: 0, Node: 1 << 5, Sequence: 7},
+		},
+		{
+			// twilight-util's Snowflake docs: a user created
+			// 2015-10-19T01:58:38.546Z.
+			name: "discord user", layout: Discord, id: 105484726235607040,
+			want: Parts{Time: time.UnixMilli(1445219918546), Tick: 25149518546, Datacenter: 0, Worker: 11, Node: 11, Sequence: 0},
+		},
+		{
+			// icicle's IcicleIdGeneratorSpec: Redis time 1427291923 s + 123 µs,
+			// logical shard 789, sequence 456.
+			name: "icicle spec", layout: Icicle, id: 5980618838099710408,
+			want: Parts{Time: time.UnixMilli(1427291923000), Tick: 1427291923000 - 1401277473, Worker: 789, Node: 789, Sequence: 456},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.layout.Parts(tt.id)
+			if !partsEqual(got, tt.want) {
+				t.Errorf("Parts(%d) = %+v, want %+v", tt.id, got, tt.want)
+			}
+			id, err := tt.layout.Compose(tt.want)
+			if err != nil || id != tt.id {
+				t.Errorf("Compose(%+v) = %d, %v; want %d", tt.want, id, err, tt.id)
+			}
+		})
+	}
+}
+
+// TestPresets_Formula checks each preset against the shifts its source
+// writes out.
+func TestPresets_Formula(t *testing.T) {
+	const ms, tick, dc, worker, seq = 1700000000000, 123456789, 17, 29, 1001
+	tests := []struct {
+		name   string
+		layout Layout
+		parts  Parts
+		want   uint64
+	}{
+		// noeqd / Snowflake: time<<22 | datacenter<<17 | worker<<12 | sequence
+		{"twitter", Twitter, Parts{Time: time.UnixMilli(ms), Datacenter: dc, Worker: worker, Sequence: seq},
+			(ms-1288834974657)<<22 | dc<<17 | worker<<12 | seq},
+		// icicle: (timestamp - CUSTOM_EPOCH) << 22 | shard << 12 | sequence
+		{"icicle", Icicle, Parts{Time: time.UnixMilli(ms), Worker: 1000, Sequence: seq},
+			(ms-1401277473)<<22 | 1000<<12 | seq},
+		// Instagram: (now_millis - our_epoch) << 23 | shard_id << 10 | seq_id
+		{"instagram", Instagram, Parts{Time: time.UnixMilli(ms), Worker: 5000, Sequence: 1001 % 1024},
+			(ms-1314220021721)<<23 | 5000<<10 | 1001},
+		// Discord: timestamp << 22 | worker << 17 | process << 12 | increment
+		{"discord", Discord, Parts{Time: time.UnixMilli(ms), Datacenter: dc, Worker: worker, Sequence: seq},
+			(ms-1420070400000)<<22 | dc<<17 | worker<<12 | seq},
+		// snowcast README: epochDelta << (64-41) | node << (64-41-13) | counter
+		{"snowcast 8192", mustSnowcast(t, 8192, 1388534400000), Parts{Time: time.UnixMilli(1393823532000), Worker: 1234, Sequence: 1000},
+			5289132000<<23 | 1234<<10 | 1000},
+		{"snowcast 128", mustSnowcast(t, 128, 1388534400000), Parts{Tick: tick, Worker: 100, Sequence: 65535},
+			tick<<23 | 100<<16 | 65535},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.layout.Compose(tt.parts)
+			if err != nil || uint64(got) != tt.want {
+				t.Errorf("Compose(%+v) = %d, %v; want %d", tt.parts, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func mustSnowcast(t *testing.T, nodes int, epochMillis int64) Layout {
+	t.Helper()
+	l, err := Snowcast(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Epoch = time.UnixMilli(epochMillis).UTC()
+	return l
+}
+
+func TestSnowcast(t *testing.T) {
+	tests := []struct {
+		name                     string
+		nodes                    int
+		workerBits, sequenceBits int
+		err                      error
+	}{
+		{"128 nodes", 128, 7, 16, nil},
+		{"256 nodes", 256, 8, 15, nil},
+		{"512 nodes", 512, 9, 14, nil},
+		{"1024 nodes", 1024, 10, 13, nil},
+		{"2048 nodes", 2048, 11, 12, nil},
+		{"4096 nodes", 4096, 12, 11, nil},
+		{"8192 nodes", 8192, 13, 10, nil},
+		{"rounded up to 256", 129, 8, 15, nil},
+		{"rounded up to 8192", 5000, 13, 10, nil},
+		{"too few", 127, 0, 0, ErrSnowcastNodes},
+		{"zero", 0, 0, 0, ErrSnowcastNodes},
+		{"negative", -128, 0, 0, ErrSnowcastNodes},
+		{"too many", 8193, 0, 0, ErrSnowcastNodes},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := Snowcast(tt.nodes)
+			if !errors.Is(err, tt.err) || (tt.err == nil && err != nil) {
+				t.Fatalf("Snowcast(%d) error = %v, want %v", tt.nodes, err, tt.err)
+			}
+			if err != nil {
+				return
+			}
+			want := Layout{Epoch: Twitter.Epoch, Unit: time.Millisecond, TimeBits: 41, WorkerBits: tt.workerBits, SequenceBits: tt.sequenceBits, Unsigned: true}
+			if !l.Equal(want) {
+				t.Errorf("Snowcast(%d) = %s, want %s", tt.nodes, l, want)
+			}
+			if got := (l.MaxNode() + 1) * (l.MaxSequence() + 1); got != 1<<23 {
+				t.Errorf("Snowcast(%d) issues %d IDs per ms, want 2^23", tt.nodes, got)
+			}
+		})
+	}
+}
+
+// TestInstagram_SignedUntil checks the date the Instagram doc gives for its
+// IDs leaving the signed BIGINT range.
+func TestInstagram_SignedUntil(t *testing.T) {
+	at := time.Date(2046, 6, 27, 17, 0, 49, 497e6, time.UTC)
+	if got := Instagram.Last(at.Add(-time.Millisecond)); got > 1<<63-1 {
+		t.Errorf("Last(1ms before %v) = %d, above 2^63-1", at, got)
+	}
+	if got := Instagram.First(at); got < 1<<63 {
+		t.Errorf("First(%v) = %d, below 2^63", at, got)
+	}
+}
