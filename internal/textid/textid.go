@@ -22,7 +22,9 @@ func Unquote(b []byte) (s []byte, ok bool) {
 		return s, true
 	}
 	var str string
-	if err := json.Unmarshal(b, &str); err != nil {
+	// Decode a copy: handing b itself to encoding/json would make every
+	// caller's input escape to the heap, escapes or not.
+	if err := json.Unmarshal(bytes.Clone(b), &str); err != nil {
 		return nil, false
 	}
 	return []byte(str), true

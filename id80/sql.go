@@ -1,0 +1,45 @@
+package id80
+
+import (
+	"database/sql/driver"
+
+	"github.com/floeid/floe/internal/textid"
+)
+
+// Value implements driver.Valuer: it returns the ID's 10 raw bytes, as sno
+// does, so columns that sno writes (BINARY(10), BYTEA) take floe's IDs too.
+// The bytes sort in time order. To store the text form instead, pass
+// id.String() to the database.
+func (id ID) Value() (driver.Value, error) {
+	return id.Bytes(), nil
+}
+
+// Scan implements sql.Scanner. It accepts:
+//
+//   - a string or []byte holding the 16-character text form;
+//   - a []byte holding the 10 raw bytes, as sno's Value writes them;
+//   - nil (SQL NULL), which sets the zero ID.
+//
+// Any other length is a *floe.ParseError wrapping floe.ErrInvalidLength, and
+// any other type one wrapping floe.ErrUnsupportedType. On error id is left
+// unchanged.
+func (id *ID) Scan(value any) error {
+	if b, ok := value.([]byte); ok && len(b) == Size {
+		*id = ID(b)
+		return nil
+	}
+	text, null, err := textid.ScanText(format, value)
+	switch {
+	case err != nil:
+		return err
+	case null:
+		*id = ID{}
+		return nil
+	}
+	v, err := parseText(text)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
