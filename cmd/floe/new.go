@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/id80"
+	"github.com/floeid/floe/id96"
+)
+
+func runNew(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("new", stderr)
+	format := fs.String("format", "id64", "ID format: id64, id80 or id96")
+	n := fs.Int("n", 1, "number of IDs")
+	out := fs.String("o", "text", "output: text (one per line), json (an array of strings) or decimal (one integer per line)")
+	layout := fs.String("layout", "twitter", "id64 layout: twitter, icicle, instagram, discord or snowcast-N")
+	datacenter := fs.Uint64("d", 0, "id64 datacenter ID")
+	worker := fs.Uint64("w", 0, "id64 worker ID")
+	meta := fs.Uint("meta", 0, "id80 metabyte, 0..255")
+	partition := fs.Uint("partition", 0, "id80 partition, 0..65535 (0: a random one)")
+	node := fs.Uint64("node", 0, "id96 node, 0..4294967295 (0: a random one)")
+	policy := fs.String("policy", "wait", "clock policy: wait, fail or borrow (ticktock for id80)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *n < 0 {
+		return fmt.Errorf("-n %d: want a count of 0 or more", *n)
+	}
+	p, err := floe.ParsePolicy(*policy)
+	if err != nil {
+		return err
+	}
+	if *out != "text" && *out != "json" && *out != "decimal" {
+		return fmt.Errorf("-o %q: want text, json or decimal", *out)
+	}
+
+	var next func() (text string, num *big.Int, err error)
+	switch *format {
+	case "id64":
+		l, err := layoutByName(*layout)
+		if err != nil {
+			return err
+		}
+		g, err := id64.NewGenerator(id64.Config{Layout: l, Datacenter: *datacenter, Worker: *worker, Policy: p})
+		if err != nil {
+			return err
+		}
+		next = func() (string, *big.Int, error) {
+			id, err := g.Next()
+			return id.String(), new(big.Int).SetUint64(id.Uint64()), err
+		}
+	case "id80":
+		if *meta > 255 || *partition > id80.MaxPartition {
+			return fmt.Errorf("-meta %d or -partition %d out of range", *meta, *partition)
+		}
+		part := id80.PartitionFromUint16(uint16(*partition))
+		if *partition == 0 {
+			part = id80.NewPartition()
+		}
+		g, err := id80.NewGenerator(id80.Config{Partition: part, Policy: p})
+		if err != nil {
+			return err
+		}
+		next = func() (string, *big.Int, error) {
+			id, err := g.New(byte(*meta))
+			return id.String(), new(big.Int).SetBytes(id.Bytes()), err
+		}
+	case "id96":
+		if *node > 1<<32-1 {
+			return fmt.Errorf("-node %d out of range", *node)
+		}
+		g, err := id96.NewGenerator(id96.Config{Node: uint32(*node), Policy: p})
+		if err != nil {
+			return err
+		}
+		next = func() (string, *big.Int, error) {
+			id, err := g.Next()
+			return id.String(), new(big.Int).SetBytes(id.Bytes()), err
+		}
+	default:
+		return fmt.Errorf("-format %q: want id64, id80 or id96", *format)
+	}
+
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	var all []string
+	for range *n {
+		text, num, err := next()
+		if err != nil {
+			return err
+		}
+		switch *out {
+		case "json":
+			all = append(all, text)
+		case "decimal":
+			fmt.Fprintln(w, num)
+		default:
+			fmt.Fprintln(w, text)
+		}
+	}
+	if *out == "json" {
+		if all == nil {
+			all = []string{}
+		}
+		enc := json.NewEncoder(w)
+		return enc.Encode(all)
+	}
+	return nil
+}
