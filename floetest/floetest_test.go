@@ -107,3 +107,27 @@ func ExampleUnique() {
 	fmt.Println(floetest.Unique([]string{"a", "b", "a"}))
 	// Output: floetest: duplicate ID a at positions 0 and 2
 }
+
+func TestHammer(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	ids := floetest.Hammer(t, 4, 100, func() (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return n, nil
+	}, cmp.Compare[int])
+	if len(ids) != 400 {
+		t.Errorf("got %d IDs, want 400", len(ids))
+	}
+}
+
+func ExampleHammer() {
+	var t testing.T // in a test, the test's own *testing.T
+	var mu sync.Mutex
+	n := 0
+	next := func() (int, error) { mu.Lock(); defer mu.Unlock(); n++; return n, nil }
+	ids := floetest.Hammer(&t, 4, 250, next, cmp.Compare[int])
+	fmt.Println(len(ids), t.Failed())
+	// Output: 1000 false
+}

@@ -3,7 +3,7 @@ package id80_test
 import (
 	"encoding/json"
 	"errors"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,31 +68,10 @@ func TestGenerator_Unique(t *testing.T) {
 				newGen(t, id80.Config{Partition: part, SequenceMax: 63, Policy: policy}),
 				newGen(t, id80.Config{Partition: part, SequenceMin: 64, SequenceMax: 127, Policy: policy}),
 			}
-			const workers, each = 8, 400
-			check := floetest.NewChecker[id80.ID](workers * each)
-			var wg sync.WaitGroup
-			for w := range workers {
-				g := gens[w%2]
-				wg.Go(func() {
-					ids := make([]id80.ID, 0, each)
-					for range each {
-						id, err := g.New(1)
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						ids = append(ids, id)
-					}
-					if err := floetest.Increasing(ids, id80.ID.Compare); err != nil {
-						t.Error(err)
-					}
-					check.Add(ids...)
-				})
-			}
-			wg.Wait()
-			if err := check.Err(); err != nil {
-				t.Fatal(err)
-			}
+			var turn atomic.Uint32
+			floetest.Hammer(t, 8, 400, func() (id80.ID, error) {
+				return gens[turn.Add(1)%2].New(1)
+			}, nil)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package id96_test
 
 import (
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -94,30 +93,7 @@ func TestGenerator_Unique(t *testing.T) {
 	for _, policy := range []floe.Policy{floe.Wait, floe.Fail, floe.Borrow} {
 		t.Run(policy.String(), func(t *testing.T) {
 			g := newGen(t, id96.Config{Policy: policy})
-			const workers, each = 8, 2000
-			check := floetest.NewChecker[id96.ID](workers * each)
-			var wg sync.WaitGroup
-			for range workers {
-				wg.Go(func() {
-					ids := make([]id96.ID, 0, each)
-					for range each {
-						id, err := g.Next()
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						ids = append(ids, id)
-					}
-					if err := floetest.Increasing(ids, id96.ID.Compare); err != nil {
-						t.Error(err)
-					}
-					check.Add(ids...)
-				})
-			}
-			wg.Wait()
-			if err := check.Err(); err != nil {
-				t.Fatal(err)
-			}
+			floetest.Hammer(t, 8, 2000, g.Next, id96.ID.Compare)
 		})
 	}
 }
