@@ -5,13 +5,18 @@
 //
 // One atomic word holds the last pair issued:
 //
-//	tick << (tt+seqBits) | ticktock << seqBits | sequence
+//	tick << (tt+seq) | ticktock << seq | guard+sequence
 //
-// where the tick-tock bit exists only under floe.TickTock. Words only grow
-// (a tick-tock switch is the one exception, and it moves to a timeline whose
-// words were never used). Every ID is reserved by a compare-and-swap from the
-// word read to a larger one, so two callers can never reserve the same pair:
-// the fast path takes no lock. Slow paths (a new tick read precisely, an
+// where the tick-tock bit exists only under floe.TickTock and the sequence
+// field takes all the bits the tick leaves, so that it has guard bits above
+// the format's sequence. Words only grow (a tick-tock switch is the one
+// exception, and it moves to a timeline whose words were never used). Every
+// ID is reserved by an atomic operation on the word that returns a value no
+// other caller gets: an add of 1 for a single ID when the guard holds at
+// least 2^16 overshoots (an add that finds the tick spent lands in the guard
+// and is discarded), a compare-and-swap otherwise. The fast path takes no
+// lock, and reads the current tick from a separate hint word that changes
+// once per tick, so it touches the contended word only once. Slow paths (a new tick read precisely, an
 // exhausted sequence, a clock regression, a ceiling) take a mutex to decide,
 // and still reserve by compare-and-swap; they never sleep holding it.
 //

@@ -1,6 +1,7 @@
 package clockseq
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,8 +13,9 @@ import (
 // must not be copied after first use.
 type Seq struct {
 	_     noCopy
-	state atomic.Uint64 // the last pair reserved: tick<<tshift | tt<<seqBits | seq
-	_     [56]byte      // keep the hot word on its own cache line
+	_     [64]byte      // keep the hot word off the line of whatever precedes the Seq,
+	state atomic.Uint64 // the last pair reserved: tick<<tshift | tt<<ttPos | seq
+	_     [64]byte      // and off the line of the fields below, which every call reads
 
 	// Immutable after New.
 	r        reading
@@ -21,9 +23,10 @@ type Seq struct {
 	unit     int64  // ns per tick
 	maxTick  uint64 // highest tick issued
 	tshift   uint   // bits below the tick in the state word
-	seqBits  uint   // width of the sequence field
-	seqMask  uint64 // the sequence field of the state word
+	ttPos    uint   // position of the tick-tock bit
+	seqMask  uint64 // the sequence field of the state word, guard bits included
 	ttBit    uint64 // the tick-tock bit of the state word, 0 when unused
+	add      bool   // the single-ID fast path may use Add (see New)
 	seqMin   uint64
 	seqMax   uint64
 	policy   floe.Policy
@@ -33,6 +36,13 @@ type Seq struct {
 	reserved bool
 	lowWater uint64 // ticks of headroom under which Need is signalled
 	overflow chan<- floe.Overflow
+
+	// hint is the state word of the current tick with its sequence field
+	// cleared, and bit 0 set once the tick is spent. It changes once per
+	// tick, so the single-ID fast path reads it from a line shared by all
+	// cores and touches the contended state word with one Add only.
+	hint atomic.Uint64
+	_    [56]byte
 
 	ceiling atomic.Uint64 // highest tick that may be issued, when reserved
 	need    chan struct{} // signalled when the ceiling needs raising
@@ -77,8 +87,6 @@ func New(cfg Config) (*Seq, error) {
 		epoch:    cfg.Epoch,
 		unit:     cfg.Unit,
 		maxTick:  cfg.MaxTick,
-		seqBits:  cfg.SeqBits,
-		seqMask:  uint64(1)<<cfg.SeqBits - 1,
 		seqMin:   cfg.SeqMin,
 		seqMax:   cfg.SeqMax,
 		policy:   cfg.Policy,
@@ -88,10 +96,26 @@ func New(cfg Config) (*Seq, error) {
 		need:     make(chan struct{}, 1),
 		safe:     max(cfg.Safe, cfg.Floor),
 	}
-	s.tshift = cfg.SeqBits
+	// The sequence field gets the state word's spare bits as a guard above
+	// the format's sequence: a single-ID reservation then adds 1 to the word
+	// (which never fails, unlike a compare-and-swap that contention makes
+	// retry), and adds that overshoot a spent tick land in the guard, never
+	// in the tick-tock bit or the tick. Such a reservation is valid only if
+	// the sequence it got is at most seqMax. Only callers that saw room in
+	// the tick add, so an overshoot needs that many callers caught between
+	// their load and their add at once; with a guard of at least 2^16 the
+	// Add path is on, otherwise every reservation is a compare-and-swap.
+	tt := uint(0)
 	if cfg.Policy == floe.TickTock {
-		s.ttBit = uint64(1) << cfg.SeqBits
-		s.tshift++
+		tt = 1
+	}
+	ext := 64 - uint(bits.Len64(cfg.MaxTick)) - tt
+	s.seqMask = uint64(1)<<ext - 1
+	s.add = s.seqMask-s.seqMax >= 1<<16 && tt == 0 // a timeline switch moves the word down, past the hint
+	s.ttPos = ext
+	s.tshift = ext + tt
+	if tt == 1 {
+		s.ttBit = uint64(1) << ext
 	}
 	s.ahead = max(1, uint64(cfg.MaxAhead)/uint64(cfg.Unit))
 	switch {
@@ -106,11 +130,11 @@ func New(cfg Config) (*Seq, error) {
 	s.ceiling.Store(cfg.Ceiling)
 	// Start "exhausted at the floor": the first call must move to a tick
 	// above it. The IDs of that virtual tick are subtracted from the count.
-	tt := uint64(0)
+	timeline := uint64(0)
 	if cfg.TickTock {
-		tt = s.ttBit
+		timeline = s.ttBit
 	}
-	s.state.Store(cfg.Floor<<s.tshift | tt | s.seqMax)
+	s.state.Store(cfg.Floor<<s.tshift | timeline | s.seqMax)
 	s.closed.Store(-(s.seqMax - s.seqMin + 1))
 	return s, nil
 }
@@ -130,6 +154,23 @@ func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
 		n = 1
 	}
 	now := s.r.cached() - s.epoch
+	if n == 1 && s.add {
+		h := s.hint.Load()
+		start := int64(h>>s.tshift) * s.unit
+		if h&1 == 0 && now < start+s.unit && now+s.slack >= start {
+			v := s.state.Add(1)
+			if q := v & s.seqMask; q <= s.seqMax {
+				// The word may have moved on since the hint; every word is
+				// one some caller validated, and this sequence number in it
+				// is ours alone.
+				return s.tick(v>>s.tshift, v), q, 1, nil
+			}
+			// Overshot: the tick is spent. A precise reading usually shows
+			// a later tick, which the loop below moves to without a lock.
+			s.hint.CompareAndSwap(h, h|1)
+			now = s.r.precise() - s.epoch
+		}
+	}
 	for {
 		st := s.state.Load()
 		t := st >> s.tshift
@@ -144,7 +185,8 @@ func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
 			}
 			count = min(n, s.seqMax-s.seqMin+1)
 			if s.state.CompareAndSwap(st, nt<<s.tshift|st&s.ttBit|(s.seqMin+count-1)) {
-				s.closed.Add(q - s.seqMin + 1)
+				s.closed.Add(s.used(q))
+				s.raiseHint(nt<<s.tshift | st&s.ttBit)
 				if s.reserved {
 					s.checkHeadroom(nt)
 				}
@@ -152,6 +194,7 @@ func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
 			}
 		case now+s.slack >= start && q < s.seqMax:
 			// Same tick, or a reading close enough behind it.
+			s.raiseHint(st)
 			count = min(n, s.seqMax-q)
 			if s.state.CompareAndSwap(st, st+count) {
 				return s.tick(t, st), q + 1, count, nil
@@ -167,8 +210,25 @@ func (s *Seq) tick(t, st uint64) uint64 {
 	if s.ttBit == 0 {
 		return t
 	}
-	return t<<1 | (st&s.ttBit)>>s.seqBits
+	return t<<1 | (st&s.ttBit)>>s.ttPos
 }
+
+// raiseHint moves the hint to the tick of state word st, unless it already
+// names that tick or a later one. (Under TickTock, where a timeline switch
+// moves the word down, the hint is not used.)
+func (s *Seq) raiseHint(st uint64) {
+	w := st &^ s.seqMask
+	for {
+		h := s.hint.Load()
+		if h&^1 >= w || s.hint.CompareAndSwap(h, w) {
+			return
+		}
+	}
+}
+
+// used returns how many IDs a tick whose sequence field reads q handed out;
+// q may lie above seqMax after adds that overshot.
+func (s *Seq) used(q uint64) uint64 { return min(q, s.seqMax) - s.seqMin + 1 }
 
 // Need is signalled when the ceiling is reached or, after a new tick, lies
 // closer than LowWater. The owner raises it with RaiseCeiling.
@@ -218,7 +278,7 @@ func (s *Seq) State() State {
 	s.mu.Unlock()
 	return State{
 		Tick:     st >> s.tshift,
-		Sequence: st & s.seqMask,
+		Sequence: min(st&s.seqMask, s.seqMax),
 		TickTock: st&s.ttBit != 0,
 		Safe:     safe,
 	}
@@ -228,7 +288,7 @@ func (s *Seq) State() State {
 func (s *Seq) Stats() floe.Stats {
 	st := s.state.Load()
 	return floe.Stats{
-		Issued:      s.closed.Load() + (st & s.seqMask) - s.seqMin + 1,
+		Issued:      s.closed.Load() + s.used(st&s.seqMask),
 		Regressions: s.stats.regressions.Load(),
 		Waits:       s.stats.waits.Load(),
 		WaitTime:    time.Duration(s.stats.waitNanos.Load()),

@@ -502,3 +502,23 @@ func TestTickOf(t *testing.T) {
 		}
 	}
 }
+
+func TestNew_AddPath(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want bool
+	}{
+		{"twitter: 41 tick bits, 12 sequence bits", Config{SeqBits: 12}, true},
+		{"guid: 47 tick bits, 14 sequence bits", Config{SeqBits: 14, MaxTick: 1<<47 - 1}, true},
+		{"no room for a guard: 41 + 22 bits", Config{SeqBits: 22}, false},
+		{"tick-tock", Config{SeqBits: 16, Policy: floe.TickTock}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := newSeq(t, tc.cfg).add; got != tc.want {
+				t.Errorf("add = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

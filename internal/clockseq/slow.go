@@ -109,7 +109,8 @@ func (s *Seq) decide(st uint64, now int64, n uint64, stalled *bool) (d time.Dura
 		if !s.state.CompareAndSwap(st, nt<<s.tshift|tt|(s.seqMin+count-1)) {
 			return 0, false, false, 0, 0, 0, nil
 		}
-		s.closed.Add(q - s.seqMin + 1)
+		s.closed.Add(s.used(q))
+		s.raiseHint(nt<<s.tshift | tt)
 		if s.reserved {
 			s.checkHeadroom(nt)
 		}
@@ -138,12 +139,12 @@ func (s *Seq) decide(st uint64, now int64, n uint64, stalled *bool) (d time.Dura
 	case floe.Fail:
 		return 0, false, false, 0, 0, 0, &floe.ClockError{Policy: s.policy, Behind: time.Duration(s.TickStart(t) - now)}
 	case floe.Borrow:
-		if q == s.seqMax && uint64(int64(t)+1-nowTick) <= s.ahead {
+		if q >= s.seqMax && uint64(int64(t)+1-nowTick) <= s.ahead {
 			return s.borrow(st, n)
 		}
 		// Too far ahead: wait until the clock is within reach.
 		target := t
-		if q == s.seqMax {
+		if q >= s.seqMax {
 			target++
 		}
 		reach := uint64(0)
@@ -159,7 +160,7 @@ func (s *Seq) decide(st uint64, now int64, n uint64, stalled *bool) (d time.Dura
 			if !s.state.CompareAndSwap(st, nst) {
 				return 0, false, false, 0, 0, 0, nil
 			}
-			s.closed.Add(q - s.seqMin + 1)
+			s.closed.Add(s.used(q))
 			s.safe = t
 			s.stats.tickTocks.Add(1)
 			return 0, false, true, s.tick(uint64(nowTick), nst), s.seqMin, count, nil
@@ -168,7 +169,7 @@ func (s *Seq) decide(st uint64, now int64, n uint64, stalled *bool) (d time.Dura
 		return time.Duration(s.TickStart(s.safe+1) - now), false, false, 0, 0, 0, nil
 	default: // Wait
 		target := t
-		if q == s.seqMax {
+		if q >= s.seqMax {
 			target++
 		}
 		return time.Duration(s.TickStart(target) - now), false, false, 0, 0, 0, nil
@@ -185,7 +186,8 @@ func (s *Seq) borrow(st, n uint64) (time.Duration, bool, bool, uint64, uint64, u
 	if !s.state.CompareAndSwap(st, t<<s.tshift|st&s.ttBit|(s.seqMin+count-1)) {
 		return 0, false, false, 0, 0, 0, nil
 	}
-	s.closed.Add(st&s.seqMask - s.seqMin + 1)
+	s.closed.Add(s.used(st & s.seqMask))
+	s.raiseHint(t<<s.tshift | st&s.ttBit)
 	s.stats.borrowed.Add(1)
 	if s.reserved {
 		s.checkHeadroom(t)
