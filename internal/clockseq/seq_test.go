@@ -511,7 +511,8 @@ func TestNew_AddPath(t *testing.T) {
 	}{
 		{"twitter: 41 tick bits, 12 sequence bits", Config{SeqBits: 12}, true},
 		{"guid: 47 tick bits, 14 sequence bits", Config{SeqBits: 14, MaxTick: 1<<47 - 1}, true},
-		{"no room for a guard: 41 + 22 bits", Config{SeqBits: 22}, false},
+		{"one guard bit over 22 sequence bits: 2^22 overshoots", Config{SeqBits: 22}, true},
+		{"no guard: 42 + 22 bits", Config{SeqBits: 22, MaxTick: 1<<42 - 1}, false},
 		{"tick-tock", Config{SeqBits: 16, Policy: floe.TickTock}, false},
 	}
 	for _, tc := range tests {
