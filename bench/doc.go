@@ -1,0 +1,44 @@
+// Package bench holds floe's side-by-side benchmarks and its compatibility
+// tests against the libraries whose formats floe reads and writes.
+//
+// It is a module of its own (github.com/floeid/floe/bench), so that floe
+// itself stays free of third-party dependencies: only this module requires
+// the peers.
+//
+//   - github.com/muyo/sno: id80 is bit- and text-compatible with it
+//     (compat_sno_test.go);
+//   - github.com/fogfish/guid/v2: id96 is bit- and text-compatible with its
+//     96-bit IDs and its 64-bit cast (compat_guid_test.go);
+//   - github.com/bwmarrin/snowflake: id64.Twitter reads and writes its IDs
+//     (compat_snowflake_test.go);
+//   - github.com/sony/sonyflake/v2, github.com/rs/xid,
+//     github.com/google/uuid, github.com/oklog/ulid/v2 and
+//     github.com/segmentio/ksuid: benchmarked next to floe (bench_test.go).
+//
+// # Compatibility
+//
+// The compatibility tests write IDs with one library and read them with the
+// other, in both directions, and compare every field, the text and the
+// bytes:
+//
+//	cd bench && go test ./...
+//
+// # Benchmarks
+//
+// Benchmarks come in pairs, floe next to a peer on the same layout, each
+// with a serial and a parallel sub-benchmark. Compare runs with benchstat
+// (golang.org/x/perf/cmd/benchstat):
+//
+//	cd bench
+//	go test -run '^$' -bench . -benchmem -count 6 | tee new.txt
+//	benchstat new.txt
+//	benchstat old.txt new.txt
+//
+// The saturation benchmarks (BenchmarkSaturate) issue IDs for one second of
+// wall time per iteration and report what fraction of the format's capacity
+// they reached; run them once each:
+//
+//	go test -run '^$' -bench Saturate -benchtime 1x
+//
+// README.md has the results of one run and the ratios the project tracks.
+package bench
