@@ -39,8 +39,8 @@
 //
 // Binary and text forms are identical to sno's, and so is JSON: the zero ID
 // marshals to null and null unmarshals to the zero ID. [ID.Value] writes the
-// text form; [ID.Scan] reads the text form as well as the 10 raw bytes that
-// sno's Value writes.
+// 10 raw bytes, as sno's Value does; [ID.Scan] reads them as well as the text
+// form.
 //
 // All decoding errors are *floe.ParseError values with Format "id80",
 // wrapping floe.ErrInvalidLength, floe.ErrInvalidCharacter,

@@ -49,6 +49,19 @@
 // characters of it are the text of one ID. JSON holds the text as a string;
 // database/sql stores the text, and Scan also reads the 12 raw bytes.
 //
+// # Generating IDs
+//
+// [New] issues from a package-level [Generator] with a crypto-random node;
+// [NewGenerator] takes a configured node, drift code, clock and policy.
+//
+// guid draws its 14-bit sequence from one process-wide counter that wraps
+// around, so a process that issues more than 16,384 IDs within one tick of
+// 131 µs repeats earlier IDs. A Generator never does: each (tick, sequence)
+// pair is reserved once, by an atomic operation on one word, the sequence
+// restarts at 0 in every tick, and when a tick's 16,384 numbers are spent
+// callers wait for the next tick (or, under floe.Borrow, take it ahead of the
+// clock). The clock policy decides what happens when the clock runs back.
+//
 // # The 64-bit cast
 //
 // [ID.Uint64] drops the node and keeps the drift code, the whole tick and
