@@ -217,6 +217,9 @@ func (s *Seq) tick(t, st uint64) uint64 {
 // names that tick or a later one. (Under TickTock, where a timeline switch
 // moves the word down, the hint is not used.)
 func (s *Seq) raiseHint(st uint64) {
+	if !s.add {
+		return // only the Add path reads the hint
+	}
 	w := st &^ s.seqMask
 	for {
 		h := s.hint.Load()
