@@ -13,17 +13,25 @@ import (
 
 const module = "github.com/floeid/floe"
 
-// allowed lists, for each library package, the floe packages it may import
-// besides the standard library. Dependencies point inward; nothing here may
-// import a third-party module.
+// allowed lists, for each package, the floe packages it may import besides
+// the standard library. Dependencies point inward. Only the packages in
+// thirdParty may import modules outside the standard library, and only
+// those listed there: the ID library itself uses the standard library only.
 var allowed = map[string][]string{
-	".":                 nil,
-	"floetest":          {""},
-	"internal/clockseq": {""},
-	"internal/textid":   {""},
-	"id64":              {"", "internal/clockseq", "internal/textid"},
-	"id80":              {"", "internal/clockseq", "internal/textid"},
-	"id96":              {"", "internal/clockseq", "internal/textid"},
+	".":                  nil,
+	"floetest":           {""},
+	"internal/clockseq":  {""},
+	"internal/textid":    {""},
+	"internal/redistest": nil,
+	"id64":               {"", "internal/clockseq", "internal/textid"},
+	"id80":               {"", "internal/clockseq", "internal/textid"},
+	"id96":               {"", "internal/clockseq", "internal/textid"},
+	"redisgen":           {"", "id64"},
+}
+
+// thirdParty lists the adapters and the module prefixes each may import.
+var thirdParty = map[string][]string{
+	"redisgen": {"github.com/redis/go-redis/v9"},
 }
 
 // TestDeps reads the imports of every non-test file of the library packages
@@ -55,7 +63,12 @@ func TestDeps(t *testing.T) {
 					continue
 				}
 				if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
-					t.Errorf("%s imports %s: library packages use the standard library only", file, path)
+					ok := slices.ContainsFunc(thirdParty[dir], func(prefix string) bool {
+						return path == prefix || strings.HasPrefix(path, prefix+"/")
+					})
+					if !ok {
+						t.Errorf("%s imports %s: only the standard library and the modules listed for it", file, path)
+					}
 				}
 			}
 		}

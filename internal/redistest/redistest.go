@@ -1,0 +1,140 @@
+// Package redistest starts real redis-server processes for tests, each on a
+// free loopback port with its own directory, and stops them when the test
+// ends.
+package redistest
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Server is one redis-server process.
+type Server struct {
+	Addr string // 127.0.0.1:port
+	Dir  string // working directory (dump and AOF files)
+	cmd  *exec.Cmd
+	done chan struct{}
+	args []string
+	tb   testing.TB
+}
+
+// Start runs redis-server on a free loopback port with persistence off and
+// args appended (for example "--requirepass", "secret"). Without a
+// redis-server binary it skips the test, or fails it when CI is set, since
+// CI must install one.
+func Start(tb testing.TB, args ...string) *Server {
+	tb.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("redis-server not found (apt-get install redis-server): %v", err)
+		}
+		tb.Skipf("redis-server not found: %v", err)
+	}
+	s := &Server{Dir: tb.TempDir(), args: args, tb: tb}
+	var lastErr error
+	for range 5 { // a freed port can be taken again before redis binds it
+		if lastErr = s.start(bin); lastErr == nil {
+			tb.Cleanup(s.Kill)
+			return s
+		}
+	}
+	tb.Fatalf("redis-server did not start: %v", lastErr)
+	return nil
+}
+
+func (s *Server) start(bin string) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	argv := append([]string{
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--dir", s.Dir, "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--logfile", "",
+	}, s.args...)
+	s.cmd = exec.Command(bin, argv...)
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := &strings.Builder{}
+	s.cmd.Stdout, s.cmd.Stderr = out, out
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	s.done = make(chan struct{})
+	go func() { s.cmd.Wait(); close(s.done) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.done:
+			return fmt.Errorf("redis-server exited: %s", out.String())
+		default:
+		}
+		if s.ping() == nil {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.Kill()
+	return fmt.Errorf("redis-server on %s did not answer within 5s: %s", s.Addr, out.String())
+}
+
+// ping sends PING and accepts +PONG or an authentication error (the server
+// is up, it just wants a password).
+func (s *Server) ping() error {
+	conn, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(time.Second))
+	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(line, "+PONG") || strings.HasPrefix(line, "-NOAUTH") {
+		return nil
+	}
+	return fmt.Errorf("unexpected reply %q", line)
+}
+
+// Kill stops the server at once (SIGKILL) and waits for it. Killing a
+// stopped server does nothing.
+func (s *Server) Kill() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.done
+}
+
+// Pause stops the server with SIGSTOP; Resume continues it.
+func (s *Server) Pause() { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP) }
+
+// Resume continues a paused server.
+func (s *Server) Resume() { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT) }
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
