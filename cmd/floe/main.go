@@ -4,6 +4,8 @@
 //
 //	floe new [-format id64|id80|id96] [-n count] [-o text|json|decimal] [flags]
 //	floe inspect [-layout name] ID...
+//	floe redis init --shard N --addr host:port
+//	floe redis get [-n count] --addr host:port,...
 //
 // Run "floe <command> -h" for a command's flags.
 package main
@@ -25,6 +27,7 @@ type command struct {
 var commands = []command{
 	{"new", "generate IDs locally", runNew},
 	{"inspect", "decode IDs: format, parts and time", runInspect},
+	{"redis", "set a Redis server's shard (init) or fetch IDs made in Redis (get)", runRedis},
 }
 
 func main() {

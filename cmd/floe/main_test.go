@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/id80"
+	"github.com/floeid/floe/internal/redistest"
 )
 
 func TestInspect(t *testing.T) {
@@ -98,5 +101,38 @@ func TestNew_BadFlags(t *testing.T) {
 	}
 	if code := run([]string{"frobnicate"}, &out, &errOut); code != 2 {
 		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+}
+
+func TestRedis(t *testing.T) {
+	a, b := redistest.Start(t), redistest.Start(t)
+	var out, errOut bytes.Buffer
+	for i, addr := range []string{a.Addr, b.Addr} {
+		out.Reset()
+		code := run([]string{"redis", "init", "--shard", strconv.Itoa(i + 1), "--addr", addr}, &out, &errOut)
+		if want := fmt.Sprintf("%s: shard %d\n", addr, i+1); code != 0 || out.String() != want {
+			t.Fatalf("init: exit %d, %q (stderr %q), want %q", code, out.String(), errOut.String(), want)
+		}
+	}
+	out.Reset()
+	if code := run([]string{"redis", "get", "-n", "300", "--addr", a.Addr + "," + b.Addr}, &out, &errOut); code != 0 {
+		t.Fatalf("get: exit %d: %s", code, errOut.String())
+	}
+	ids := strings.Fields(out.String())
+	if len(ids) != 300 {
+		t.Fatalf("got %d IDs, want 300", len(ids))
+	}
+	if err := floetest.Unique(ids); err != nil {
+		t.Fatal(err)
+	}
+	errOut.Reset()
+	if code := run([]string{"redis", "init", "--shard", "9", "--addr", a.Addr}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "another shard") {
+		t.Errorf("re-init with another shard: exit %d, %q", code, errOut.String())
+	}
+	if code := run([]string{"redis", "init", "--addr", a.Addr}, &out, &errOut); code != 1 {
+		t.Errorf("init without --shard: exit %d, want 1", code)
+	}
+	if code := run([]string{"redis", "frob"}, &out, &errOut); code != 2 {
+		t.Errorf("unknown redis command: exit %d, want 2", code)
 	}
 }
