@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -163,44 +164,60 @@ func (c *Client) compose(b batch, i uint64) id64.ID {
 	return id64.ID(b.tick<<c.tshift | b.shard<<uint(c.layout.SequenceBits) | (b.first + i))
 }
 
-// reserve runs the script on up to opts.attempts servers, round robin, and
-// returns the first batch one of them gives.
+// reserve runs the script on the servers round robin and returns the first
+// batch one of them gives. Failures (an unreachable server, a clock behind
+// its last tick) count against opts.attempts, with a quadratic back-off
+// between them. A spent tick is not a failure: the call moves on, and waits
+// for the next tick where every server tried has spent its own, for at most
+// opts.maxWait in all.
 func (c *Client) reserve(ctx context.Context, want uint64) (batch, error) {
+	const keep = 16 // attempts listed in an error; enough to see every server
 	fail := &Error{Op: "next"}
+	record := func(s *server, err error) {
+		if len(fail.Attempts) == keep {
+			fail.Attempts = slices.Delete(fail.Attempts, 0, 1)
+		}
+		fail.Attempts = append(fail.Attempts, &AttemptError{Addr: s.addr, Err: err})
+	}
 	retryAt := map[*server]time.Time{} // servers that spent their tick, and when the next begins
+	var failures int
+	var waited time.Duration
 	start := c.next.Add(1) - 1
-	for a := 0; a < c.opts.attempts; a++ {
-		s := c.pick(start + uint64(a))
-		wait := c.opts.backoff * time.Duration(a*a)
+	for k := uint64(0); ; k++ {
+		s := c.pick(start + k)
+		wait := c.opts.backoff * time.Duration(failures*failures)
 		if at, ok := retryAt[s]; ok {
 			wait = max(wait, time.Until(at))
 		}
-		if a > 0 && wait > 0 {
+		if wait > 0 {
 			if err := sleep(ctx, wait); err != nil {
-				fail.Attempts = append(fail.Attempts, &AttemptError{Addr: s.addr, Err: err})
+				record(s, err)
 				return batch{}, fail
 			}
+			waited += wait
 		}
 		b, err := c.run(ctx, s, want)
 		if err == nil {
 			s.down.Store(0)
 			return b, nil
 		}
-		fail.Attempts = append(fail.Attempts, &AttemptError{Addr: s.addr, Err: err})
+		record(s, err)
 		var ex *exhaustedError
 		switch {
+		case ctx.Err() != nil:
+			return batch{}, fail
 		case errors.As(err, &ex):
-			if ex.wait > c.opts.maxWait {
+			if waited+ex.wait > c.opts.maxWait {
 				return batch{}, fail
 			}
 			retryAt[s] = time.Now().Add(ex.wait)
-		case ctx.Err() != nil:
-			return batch{}, fail
 		default:
 			s.down.Store(time.Now().Add(c.opts.cooldown).UnixNano())
+			if failures++; failures >= c.opts.attempts {
+				return batch{}, fail
+			}
 		}
 	}
-	return batch{}, fail
 }
 
 // pick returns the i-th server round robin, passing over servers in their
