@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -269,16 +270,14 @@ func scriptError(err error) error {
 	code, rest, _ := strings.Cut(msg, " ")
 	switch code {
 	case "FLOE_EXHAUSTED":
-		us, _, _ := strings.Cut(rest, " ")
-		n, perr := strconv.ParseInt(us, 10, 64)
-		if perr != nil || n < 0 {
-			n = 1000
+		wait, ok := micros(rest)
+		if !ok {
+			wait = time.Millisecond
 		}
-		return &exhaustedError{wait: time.Duration(n) * time.Microsecond}
+		return &exhaustedError{wait: wait}
 	case "FLOE_BACKWARDS":
-		us, _, _ := strings.Cut(rest, " ")
-		n, _ := strconv.ParseInt(us, 10, 64)
-		return &floe.ClockError{Policy: floe.Fail, Behind: time.Duration(n) * time.Microsecond}
+		behind, _ := micros(rest)
+		return &floe.ClockError{Policy: floe.Fail, Behind: behind}
 	case "FLOE_NOSHARD":
 		return fmt.Errorf("%w: %s", ErrNoShard, rest)
 	case "FLOE_BADSHARD":
@@ -291,6 +290,17 @@ func scriptError(err error) error {
 		return fmt.Errorf("%w: %s", floe.ErrClockBackwards, rest)
 	}
 	return err
+}
+
+// micros reads the count of microseconds that starts an error reply's
+// text, capped so that it fits a time.Duration.
+func micros(text string) (time.Duration, bool) {
+	word, _, _ := strings.Cut(text, " ")
+	n, err := strconv.ParseInt(word, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return time.Duration(min(n, math.MaxInt64/int64(time.Microsecond))) * time.Microsecond, true
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
