@@ -173,13 +173,14 @@ func (c *Client) compose(b batch, i uint64) id64.ID {
 // opts.maxWait in all.
 func (c *Client) reserve(ctx context.Context, want uint64) (batch, error) {
 	const keep = 16 // attempts listed in an error; enough to see every server
-	fail := &Error{Op: "next"}
+	var attempts []*AttemptError
 	record := func(s *server, err error) {
-		if len(fail.Attempts) == keep {
-			fail.Attempts = slices.Delete(fail.Attempts, 0, 1)
+		if len(attempts) == keep {
+			attempts = slices.Delete(attempts, 0, 1)
 		}
-		fail.Attempts = append(fail.Attempts, &AttemptError{Addr: s.addr, Err: err})
+		attempts = append(attempts, &AttemptError{Addr: s.addr, Err: err})
 	}
+	fail := func() error { return &Error{Op: "next", Attempts: attempts} }
 	retryAt := map[*server]time.Time{} // servers that spent their tick, and when the next begins
 	var failures int
 	var waited time.Duration
@@ -193,7 +194,7 @@ func (c *Client) reserve(ctx context.Context, want uint64) (batch, error) {
 		if wait > 0 {
 			if err := sleep(ctx, wait); err != nil {
 				record(s, err)
-				return batch{}, fail
+				return batch{}, fail()
 			}
 			waited += wait
 		}
@@ -206,16 +207,16 @@ func (c *Client) reserve(ctx context.Context, want uint64) (batch, error) {
 		var ex *exhaustedError
 		switch {
 		case ctx.Err() != nil:
-			return batch{}, fail
+			return batch{}, fail()
 		case errors.As(err, &ex):
 			if waited+ex.wait > c.opts.maxWait {
-				return batch{}, fail
+				return batch{}, fail()
 			}
 			retryAt[s] = time.Now().Add(ex.wait)
 		default:
 			s.down.Store(time.Now().Add(c.opts.cooldown).UnixNano())
 			if failures++; failures >= c.opts.attempts {
-				return batch{}, fail
+				return batch{}, fail()
 			}
 		}
 	}
