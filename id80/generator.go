@@ -121,6 +121,9 @@ func (g *Generator) Stats() floe.Stats { return g.seq.Stats() }
 // RaiseCeiling lets a Reserved generator issue timestamps up to ts.
 func (g *Generator) RaiseCeiling(ts uint64) { g.seq.RaiseCeiling(ts) }
 
+// Ceiling returns the highest timestamp a Reserved generator may issue.
+func (g *Generator) Ceiling() uint64 { return g.seq.Ceiling() }
+
 // Need is signalled when a Reserved generator reaches its ceiling or has
 // less than LowWater of headroom left.
 func (g *Generator) Need() <-chan struct{} { return g.seq.Need() }

@@ -31,6 +31,12 @@ type Config struct {
 	// Floor is a tick (Unix nanoseconds >> 17) at or below which nothing is
 	// issued, as after a restart.
 	Floor uint64
+	// Reserved turns on the reservation ceiling: no tick above Ceiling, or
+	// above what RaiseCeiling later allows, is issued. LowWater is the
+	// headroom under which Need is signalled.
+	Reserved bool
+	Ceiling  uint64
+	LowWater time.Duration
 	// Overflow, when set, receives a notice (without blocking) once per tick
 	// while callers stall on an exhausted sequence.
 	Overflow chan<- floe.Overflow

@@ -54,6 +54,9 @@ func NewGenerator(cfg Config) (*Generator, error) {
 		MaxAhead: cfg.MaxAhead,
 		MaxWait:  cfg.MaxWait,
 		Floor:    cfg.Floor,
+		Reserved: cfg.Reserved,
+		Ceiling:  cfg.Ceiling,
+		LowWater: cfg.LowWater,
 		Overflow: cfg.Overflow,
 	})
 	if err != nil {
@@ -83,6 +86,17 @@ func (g *Generator) LastTick() uint64 { return g.seq.State().Tick }
 
 // Stats returns the generator's counters.
 func (g *Generator) Stats() floe.Stats { return g.seq.Stats() }
+
+// RaiseCeiling lets a Reserved generator issue ticks up to tick. Lower values
+// than the current ceiling are ignored.
+func (g *Generator) RaiseCeiling(tick uint64) { g.seq.RaiseCeiling(tick) }
+
+// Ceiling returns the highest tick a Reserved generator may issue.
+func (g *Generator) Ceiling() uint64 { return g.seq.Ceiling() }
+
+// Need is signalled when a Reserved generator reaches its ceiling or, after
+// a new tick, has less than LowWater of headroom left.
+func (g *Generator) Need() <-chan struct{} { return g.seq.Need() }
 
 // global is the package-level generator behind New.
 var global = func() *Generator {

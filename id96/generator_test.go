@@ -144,3 +144,28 @@ func TestNew_Package(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestGenerator_Ceiling(t *testing.T) {
+	clk := floetest.NewClock(start)
+	now := uint64(start.UnixNano()) >> 17
+	g := newGen(t, id96.Config{Node: 3, Clock: clk, Reserved: true, Ceiling: now})
+	if _, err := g.Next(); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(time.Millisecond)
+	if _, err := g.Next(); !errors.Is(err, floe.ErrCeiling) {
+		t.Fatalf("got %v, want ErrCeiling", err)
+	}
+	select {
+	case <-g.Need():
+	default:
+		t.Error("Need not signalled")
+	}
+	g.RaiseCeiling(now + 1000)
+	if g.Ceiling() != now+1000 {
+		t.Errorf("Ceiling() = %d, want %d", g.Ceiling(), now+1000)
+	}
+	if _, err := g.Next(); err != nil {
+		t.Fatal(err)
+	}
+}
