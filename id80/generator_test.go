@@ -202,3 +202,24 @@ func TestNew_Package(t *testing.T) {
 		t.Errorf("NewPartition returned %v twice", a)
 	}
 }
+
+func TestGenerator_Ceiling(t *testing.T) {
+	clk := floetest.NewClock(start)
+	now := uint64(start.Sub(id80.Epoch) / id80.TimeUnit)
+	g := newGen(t, id80.Config{Clock: clk, Reserved: true, Ceiling: now})
+	if _, err := g.New(0); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(id80.TimeUnit)
+	if _, err := g.New(0); !errors.Is(err, floe.ErrCeiling) {
+		t.Fatalf("got %v, want ErrCeiling", err)
+	}
+	<-g.Need()
+	g.RaiseCeiling(now + 10)
+	if id, err := g.New(0); err != nil || id.Timestamp() != now+1 {
+		t.Fatalf("after raising: %v, %v; want timestamp %d", id.Parts(), err, now+1)
+	}
+	if g.Ceiling() != now+10 {
+		t.Errorf("Ceiling() = %d", g.Ceiling())
+	}
+}
