@@ -22,6 +22,13 @@ type Generator struct {
 	seq   *clockseq.Seq
 	node  uint32 // immutable
 	drift Drift  // immutable
+
+	// The parts of newID that depend on the node and drift only, computed
+	// once: the hot path is left with two shifts, a mask and three ORs.
+	hiFixed uint64 // immutable: drift code and the node's high bits
+	loFixed uint64 // immutable: the node's low bits
+	c, d    uint64 // immutable: drift code, and tick bits below the node
+	lowMask uint64 // immutable: 1<<d - 1
 }
 
 // NewGenerator returns a Generator for cfg.
@@ -62,7 +69,19 @@ func NewGenerator(cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Generator{seq: s, node: cfg.Node, drift: cfg.Drift}, nil
+	c := uint64(cfg.Drift)
+	d := c + driftZero
+	n := uint64(cfg.Node)
+	return &Generator{
+		seq:     s,
+		node:    cfg.Node,
+		drift:   cfg.Drift,
+		hiFixed: c<<hiDriftShift | n>>(nodeBits-c),
+		loFixed: n << (nodeBits + c),
+		c:       c,
+		d:       d,
+		lowMask: 1<<d - 1,
+	}, nil
 }
 
 // Next returns a new ID. It fails only as the generator's Policy says (a
@@ -72,7 +91,9 @@ func (g *Generator) Next() (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	return newID(g.drift, tick, g.node, uint16(seq)), nil
+	// newID(g.drift, tick, g.node, seq) with the fixed parts precomputed;
+	// the tick is at most MaxTick and seq at most MaxSequence already.
+	return fromWords(g.hiFixed|(tick>>g.d)<<g.c, g.loFixed|(tick&g.lowMask)<<seqBits|seq), nil
 }
 
 // Node returns the generator's node.

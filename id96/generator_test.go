@@ -169,3 +169,24 @@ func TestGenerator_Ceiling(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGenerator_ComposeMatchesNewID checks the generator's precomputed
+// composition against newID for every drift code.
+func TestGenerator_ComposeMatchesNewID(t *testing.T) {
+	for drift := id96.Drift(1); drift <= id96.MaxDrift; drift++ {
+		clk := floetest.NewClock(start)
+		g := newGen(t, id96.Config{Node: 0xa5c3f00d, Drift: drift, Clock: clk})
+		for range 3 {
+			id, err := g.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := id.Parts()
+			want, err := id96.Compose(id96.Parts{Tick: p.Tick, Drift: drift, Node: 0xa5c3f00d, Sequence: p.Sequence})
+			if err != nil || want != id || p.Drift != drift || p.Node != 0xa5c3f00d {
+				t.Fatalf("drift %d: generated %v (%+v), Compose gives %v, %v", drift, id, p, want, err)
+			}
+			clk.Step(7 * time.Second)
+		}
+	}
+}
