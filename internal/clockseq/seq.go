@@ -183,13 +183,7 @@ func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
 			if nt > s.maxTick || s.reserved && nt > s.ceiling.Load() {
 				return s.slow(n)
 			}
-			count = min(n, s.seqMax-s.seqMin+1)
-			if s.state.CompareAndSwap(st, nt<<s.tshift|st&s.ttBit|(s.seqMin+count-1)) {
-				s.closed.Add(s.used(q))
-				s.raiseHint(nt<<s.tshift | st&s.ttBit)
-				if s.reserved {
-					s.checkHeadroom(nt)
-				}
+			if count, ok := s.enter(st, nt, st&s.ttBit, n); ok {
 				return s.tick(nt, st), s.seqMin, count, nil
 			}
 		case now+s.slack >= start && q < s.seqMax:
@@ -203,6 +197,24 @@ func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
 			return s.slow(n)
 		}
 	}
+}
+
+// enter moves the state word from st to tick nt on timeline tt (the
+// tick-tock bit as it sits in the word), reserving the first count of n
+// sequence numbers there. ok is false when another caller changed the word
+// first. It counts the IDs of the tick left behind, moves the hint and
+// checks the headroom under the ceiling.
+func (s *Seq) enter(st, nt, tt, n uint64) (count uint64, ok bool) {
+	count = min(n, s.seqMax-s.seqMin+1)
+	if !s.state.CompareAndSwap(st, nt<<s.tshift|tt|(s.seqMin+count-1)) {
+		return 0, false
+	}
+	s.closed.Add(s.used(st & s.seqMask))
+	s.raiseHint(nt<<s.tshift | tt)
+	if s.reserved {
+		s.checkHeadroom(nt)
+	}
+	return count, true
 }
 
 // tick returns t with the tick-tock bit of state word st.

@@ -105,14 +105,9 @@ func (s *Seq) decide(st uint64, now int64, n uint64, stalled *bool) (d time.Dura
 		if err := s.check(nt); err != nil {
 			return 0, false, false, 0, 0, 0, err
 		}
-		count = min(n, s.seqMax-s.seqMin+1)
-		if !s.state.CompareAndSwap(st, nt<<s.tshift|tt|(s.seqMin+count-1)) {
+		count, ok := s.enter(st, nt, tt, n)
+		if !ok {
 			return 0, false, false, 0, 0, 0, nil
-		}
-		s.closed.Add(s.used(q))
-		s.raiseHint(nt<<s.tshift | tt)
-		if s.reserved {
-			s.checkHeadroom(nt)
 		}
 		return 0, false, true, s.tick(nt, st), s.seqMin, count, nil
 
@@ -155,15 +150,14 @@ func (s *Seq) decide(st uint64, now int64, n uint64, stalled *bool) (d time.Dura
 	case floe.TickTock:
 		if nowTick > int64(s.safe) {
 			// Switch to the other timeline, which never reached nowTick.
-			count = min(n, s.seqMax-s.seqMin+1)
-			nst := uint64(nowTick)<<s.tshift | (tt ^ s.ttBit) | (s.seqMin + count - 1)
-			if !s.state.CompareAndSwap(st, nst) {
+			other := tt ^ s.ttBit
+			count, ok := s.enter(st, uint64(nowTick), other, n)
+			if !ok {
 				return 0, false, false, 0, 0, 0, nil
 			}
-			s.closed.Add(s.used(q))
 			s.safe = t
 			s.stats.tickTocks.Add(1)
-			return 0, false, true, s.tick(uint64(nowTick), nst), s.seqMin, count, nil
+			return 0, false, true, s.tick(uint64(nowTick), other), s.seqMin, count, nil
 		}
 		// A second regression into time the other timeline used: wait.
 		return time.Duration(s.TickStart(s.safe+1) - now), false, false, 0, 0, 0, nil
@@ -182,16 +176,11 @@ func (s *Seq) borrow(st, n uint64) (time.Duration, bool, bool, uint64, uint64, u
 	if err := s.check(t); err != nil {
 		return 0, false, false, 0, 0, 0, err
 	}
-	count := min(n, s.seqMax-s.seqMin+1)
-	if !s.state.CompareAndSwap(st, t<<s.tshift|st&s.ttBit|(s.seqMin+count-1)) {
+	count, ok := s.enter(st, t, st&s.ttBit, n)
+	if !ok {
 		return 0, false, false, 0, 0, 0, nil
 	}
-	s.closed.Add(s.used(st & s.seqMask))
-	s.raiseHint(t<<s.tshift | st&s.ttBit)
 	s.stats.borrowed.Add(1)
-	if s.reserved {
-		s.checkHeadroom(t)
-	}
 	return 0, false, true, s.tick(t, st), s.seqMin, count, nil
 }
 
