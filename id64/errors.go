@@ -21,6 +21,8 @@ var (
 	// ErrLayoutSpan: the time field spans more than time.Duration can hold
 	// (about 292 years).
 	ErrLayoutSpan = errors.New("floe: layout time span exceeds 292 years")
+	// ErrUnknownLayout: LayoutByName was given a name it does not know.
+	ErrUnknownLayout = errors.New("floe: unknown layout")
 )
 
 // Errors of Layout methods that take field values.

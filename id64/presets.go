@@ -3,6 +3,8 @@ package id64
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -105,4 +107,28 @@ func Snowcast(nodes int) (Layout, error) {
 		SequenceBits: 23 - nodeBits,
 		Unsigned:     true,
 	}, nil
+}
+
+// LayoutByName returns the preset a configuration names: "twitter" (also
+// "noeq" and ""), "icicle", "instagram", "discord" or "snowcast-N" for N
+// nodes, 128..8192.
+func LayoutByName(name string) (Layout, error) {
+	switch name {
+	case "twitter", "noeq", "":
+		return Twitter, nil
+	case "icicle":
+		return Icicle, nil
+	case "instagram":
+		return Instagram, nil
+	case "discord":
+		return Discord, nil
+	}
+	if n, ok := strings.CutPrefix(name, "snowcast-"); ok {
+		nodes, err := strconv.Atoi(n)
+		if err != nil {
+			return Layout{}, fmt.Errorf("%w: %q: node count %q is not a number", ErrUnknownLayout, name, n)
+		}
+		return Snowcast(nodes)
+	}
+	return Layout{}, fmt.Errorf("%w: %q (want twitter, icicle, instagram, discord or snowcast-N)", ErrUnknownLayout, name)
 }

@@ -170,3 +170,31 @@ func TestInstagram_SignedUntil(t *testing.T) {
 		t.Errorf("First(%v) = %d, below 2^63", at, got)
 	}
 }
+
+func TestLayoutByName(t *testing.T) {
+	sc, _ := Snowcast(1024)
+	tests := []struct {
+		name string
+		want Layout
+		err  error
+	}{
+		{"twitter", Twitter, nil},
+		{"noeq", Twitter, nil},
+		{"", Twitter, nil},
+		{"icicle", Icicle, nil},
+		{"instagram", Instagram, nil},
+		{"discord", Discord, nil},
+		{"snowcast-1024", sc, nil},
+		{"snowcast-64", Layout{}, ErrSnowcastNodes},
+		{"snowcast-x", Layout{}, ErrUnknownLayout},
+		{"flake", Layout{}, ErrUnknownLayout},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := LayoutByName(tc.name)
+			if !errors.Is(err, tc.err) || !got.Equal(tc.want) {
+				t.Errorf("got %v, %v; want %v, %v", got, err, tc.want, tc.err)
+			}
+		})
+	}
+}

@@ -127,3 +127,7 @@ func (g *Generator) Ceiling() uint64 { return g.seq.Ceiling() }
 // Need is signalled when a Reserved generator reaches its ceiling or has
 // less than LowWater of headroom left.
 func (g *Generator) Need() <-chan struct{} { return g.seq.Need() }
+
+// LastTick returns the last timestamp issued (or the floor, before the first
+// ID). A successor with Config.Floor at or above it never reissues an ID.
+func (g *Generator) LastTick() uint64 { return g.seq.State().Tick }
