@@ -27,11 +27,16 @@ var allowed = map[string][]string{
 	"id80":               {"", "internal/clockseq", "internal/textid"},
 	"id96":               {"", "internal/clockseq", "internal/textid"},
 	"redisgen":           {"", "id64"},
+	"internal/wire":      nil,
+	"internal/statefile": nil,
+	"internal/server":    {"", "id64", "id80", "id96", "internal/wire"},
+	"client":             {"id64", "internal/wire"},
 }
 
 // thirdParty lists the adapters and the module prefixes each may import.
 var thirdParty = map[string][]string{
-	"redisgen": {"github.com/redis/go-redis/v9"},
+	"redisgen":        {"github.com/redis/go-redis/v9"},
+	"internal/server": {"github.com/prometheus/client_golang"},
 }
 
 // TestDeps reads the imports of every non-test file of the library packages

@@ -1,0 +1,182 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/id64"
+)
+
+// Format names an ID format a sequence issues.
+type Format string
+
+// The formats. Only Format64 can be served over the binary protocol.
+const (
+	Format64 Format = "id64"
+	Format80 Format = "id80"
+	Format96 Format = "id96"
+)
+
+// SequenceConfig defines one named sequence.
+type SequenceConfig struct {
+	// Name selects the sequence over HTTP (?seq=name) and in the Store.
+	Name string
+	// Format is the ID format; empty means id64.
+	Format Format
+	// Layout is the id64 layout; the zero Layout means id64.Twitter.
+	Layout id64.Layout
+	// Datacenter and Worker are the id64 node.
+	Datacenter, Worker uint64
+	// Node is the id80 partition (0..65535) or the id96 node (1..2^32-1).
+	Node uint64
+	// Tokens select this sequence on a binary connection (the auth frame)
+	// and authorize HTTP requests for it (Authorization: Bearer). A sequence
+	// without tokens is open to all.
+	Tokens []string
+}
+
+// Record is what a Store keeps for a sequence.
+type Record struct {
+	// Definition is the sequence's canonical definition; a server refuses
+	// to start a sequence whose definition changed.
+	Definition string
+	// Reserved is the reservation R: the highest tick the sequence may
+	// issue. It never goes down.
+	Reserved uint64
+	// Last, when not zero, is the last tick issued before a clean stop
+	// (at most Reserved): the next start may begin right above it.
+	Last uint64
+}
+
+// Store keeps each sequence's Record durably: Save returns only once the
+// record would survive a crash. The server calls Load once per sequence at
+// New, and Save from one goroutine per sequence.
+type Store interface {
+	Load(name string) (rec Record, ok bool, err error)
+	Save(name string, rec Record) error
+}
+
+// Config configures a Server. Zero fields take the defaults stated on them.
+type Config struct {
+	// Sequences are the sequences served; at least one. The first is the
+	// default: binary connections without an auth frame and HTTP requests
+	// without ?seq= use it.
+	Sequences []SequenceConfig
+	// Store keeps the reservations; required.
+	Store Store
+	// Clock is read for the time; nil means floe.MonotonicClock.
+	Clock floe.Clock
+	// Policy is the clock policy: floe.Wait (the default), floe.Fail or
+	// floe.Borrow. MaxAhead and MaxWait bound Borrow and Wait as in the
+	// generators (defaults 1 s and 5 s).
+	Policy   floe.Policy
+	MaxAhead time.Duration
+	MaxWait  time.Duration
+	// Window is how far ahead of the clock a reservation reaches; zero means
+	// 2 s. A crash costs up to one window of waiting (policy Wait) or of
+	// running ahead (Borrow) at the next start.
+	Window time.Duration
+	// Floor is noeqd's time of death: nothing is issued at or before it.
+	Floor time.Time
+	// MaxConns bounds open binary connections; zero means 4096. Connections
+	// over it are closed at once.
+	MaxConns int
+	// AuthTimeout bounds the time to complete an auth frame (from the
+	// accept when a token is required); zero means 5 s.
+	AuthTimeout time.Duration
+	// IdleTimeout closes a binary connection with no request for this long;
+	// zero means 5 minutes.
+	IdleTimeout time.Duration
+	// MaxHTTPCount is the most IDs one HTTP request may ask for; zero means
+	// 1000.
+	MaxHTTPCount int
+	// Logger receives the server's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Registry receives the server's metrics; nil means none.
+	Registry *prometheus.Registry
+	// Version is reported by floe_build_info.
+	Version string
+}
+
+// Defaults.
+const (
+	defaultWindow       = 2 * time.Second
+	defaultMaxConns     = 4096
+	defaultAuthTimeout  = 5 * time.Second
+	defaultIdleTimeout  = 5 * time.Minute
+	defaultMaxHTTPCount = 1000
+	defaultMaxWait      = 5 * time.Second
+	// minWindow keeps the keeper from writing the store more than a few
+	// hundred times a second.
+	minWindow = 10 * time.Millisecond
+)
+
+func (c *Config) setDefaults() {
+	if c.Clock == nil {
+		c.Clock = floe.MonotonicClock
+	}
+	if c.Window == 0 {
+		c.Window = defaultWindow
+	}
+	if c.MaxConns == 0 {
+		c.MaxConns = defaultMaxConns
+	}
+	if c.AuthTimeout == 0 {
+		c.AuthTimeout = defaultAuthTimeout
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = defaultIdleTimeout
+	}
+	if c.MaxHTTPCount == 0 {
+		c.MaxHTTPCount = defaultMaxHTTPCount
+	}
+	if c.MaxWait == 0 {
+		c.MaxWait = defaultMaxWait
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+func (c *Config) validate() error {
+	switch {
+	case len(c.Sequences) == 0:
+		return fmt.Errorf("%w: no sequences", ErrConfig)
+	case c.Store == nil:
+		return fmt.Errorf("%w: no store for the reservations", ErrConfig)
+	case c.Window < minWindow:
+		return fmt.Errorf("%w: reservation window %v is below %v", ErrConfig, c.Window, minWindow)
+	case c.MaxConns < 0 || c.AuthTimeout < 0 || c.IdleTimeout < 0 || c.MaxHTTPCount < 0 || c.MaxAhead < 0 || c.MaxWait < 0:
+		return fmt.Errorf("%w: negative limit", ErrConfig)
+	}
+	switch c.Policy {
+	case floe.Wait, floe.Fail, floe.Borrow:
+	default:
+		return fmt.Errorf("%w: clock policy %s (want wait, fail or borrow)", ErrConfig, c.Policy)
+	}
+	names := make(map[string]bool)
+	tokens := make(map[string]string)
+	for _, sc := range c.Sequences {
+		if sc.Name == "" {
+			return fmt.Errorf("%w: a sequence without a name", ErrConfig)
+		}
+		if names[sc.Name] {
+			return fmt.Errorf("%w: sequence %q defined twice", ErrConfig, sc.Name)
+		}
+		names[sc.Name] = true
+		for _, tok := range sc.Tokens {
+			if len(tok) == 0 || len(tok) > 255 {
+				return fmt.Errorf("%w: sequence %q: a token has 1..255 bytes", ErrConfig, sc.Name)
+			}
+			if other, ok := tokens[tok]; ok {
+				return fmt.Errorf("%w: one token selects both %q and %q", ErrConfig, other, sc.Name)
+			}
+			tokens[tok] = sc.Name
+		}
+	}
+	return nil
+}

@@ -1,0 +1,20 @@
+// Package server is the core of floed: named ID sequences, each with its own
+// generator and durable reservation, served over the noeq binary protocol and
+// over HTTP, with Prometheus metrics on an injected registry.
+//
+// A Server is built by New from a Config, then serves the binary protocol on
+// any number of listeners (Serve) and HTTP through Handler. Shutdown stops
+// accepting, lets in-flight replies finish, stops the reservation keepers and
+// records a clean stop. It follows net/http.Server: Serve returns
+// ErrServerClosed after Shutdown.
+//
+// # Reservations
+//
+// Every sequence keeps a reservation R in a Store: the highest tick it may
+// issue. New writes R = max(floor, now) + Window before the first ID; a
+// keeper goroutine raises it again whenever less than half the window is
+// left, and raises the generator's ceiling only after the Store has made the
+// new R durable. A restarted server starts strictly above the recorded R (or
+// above the last tick issued, when the previous run stopped cleanly), so a
+// crash, a restart or a clock set back never repeats an ID.
+package server

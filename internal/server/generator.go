@@ -1,0 +1,222 @@
+package server
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/id80"
+	"github.com/floeid/floe/id96"
+)
+
+// generator is what a sequence needs of the generator of its format.
+type generator interface {
+	// fill64 fills dst with 64-bit IDs (id64 only).
+	fill64(dst []id64.ID) (int, error)
+	// appendText appends one new ID's text to dst.
+	appendText(dst []byte) ([]byte, error)
+	// inspect decodes the text of an ID of this sequence.
+	inspect(s string) (any, error)
+	stats() floe.Stats
+	lastTick() uint64
+	ceiling() uint64
+	raise(tick uint64)
+	need() <-chan struct{}
+	// tick and tickTime convert between the clock and the format's ticks.
+	tick(t time.Time) uint64
+	tickTime(tick uint64) time.Time
+	// end is when the format's time runs out.
+	end() time.Time
+}
+
+// genConfig is what every format's generator takes.
+type genConfig struct {
+	clock    floe.Clock
+	policy   floe.Policy
+	maxAhead time.Duration
+	maxWait  time.Duration
+	floor    uint64
+	ceiling  uint64
+	lowWater time.Duration
+}
+
+// newGenerator returns the generator of sc and the canonical definition that
+// a Store records for it.
+func newGenerator(sc SequenceConfig, gc genConfig) (generator, error) {
+	switch sc.Format {
+	case Format64, "":
+		g, err := id64.NewGenerator(id64.Config{
+			Layout: sc.Layout, Datacenter: sc.Datacenter, Worker: sc.Worker,
+			Clock: gc.clock, Policy: gc.policy, MaxAhead: gc.maxAhead, MaxWait: gc.maxWait,
+			Floor: gc.floor, Reserved: true, Ceiling: gc.ceiling, LowWater: gc.lowWater,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return gen64{g}, nil
+	case Format80:
+		if sc.Node > id80.MaxPartition {
+			return nil, fmt.Errorf("%w: id80 partition %d above %d", ErrConfig, sc.Node, id80.MaxPartition)
+		}
+		g, err := id80.NewGenerator(id80.Config{
+			Partition: id80.PartitionFromUint16(uint16(sc.Node)),
+			Clock:     gc.clock, Policy: gc.policy, MaxAhead: gc.maxAhead, MaxWait: gc.maxWait,
+			Floor: gc.floor, Reserved: true, Ceiling: gc.ceiling, LowWater: gc.lowWater,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return gen80{g}, nil
+	case Format96:
+		if sc.Node == 0 || sc.Node > 1<<32-1 {
+			return nil, fmt.Errorf("%w: id96 node %d not in 1..%d (0 would be random)", ErrConfig, sc.Node, uint64(1<<32-1))
+		}
+		g, err := id96.NewGenerator(id96.Config{
+			Node:  uint32(sc.Node),
+			Clock: gc.clock, Policy: gc.policy, MaxAhead: gc.maxAhead, MaxWait: gc.maxWait,
+			Floor: gc.floor, Reserved: true, Ceiling: gc.ceiling, LowWater: gc.lowWater,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return gen96{g}, nil
+	}
+	return nil, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
+}
+
+// definition is the canonical text a Store records for sc: everything that,
+// changed, could make the new IDs collide with the old.
+func definition(sc SequenceConfig) (string, error) {
+	switch sc.Format {
+	case Format64, "":
+		l := sc.Layout
+		if l == (id64.Layout{}) {
+			l = id64.Twitter
+		}
+		if err := l.Validate(); err != nil {
+			return "", fmt.Errorf("sequence %q: %w", sc.Name, err)
+		}
+		return fmt.Sprintf("id64 layout=%q datacenter=%d worker=%d", l.String(), sc.Datacenter, sc.Worker), nil
+	case Format80:
+		return fmt.Sprintf("id80 partition=%d", sc.Node), nil
+	case Format96:
+		return fmt.Sprintf("id96 node=%d", sc.Node), nil
+	}
+	return "", fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
+}
+
+// ticks converts times to ticks of unit since epoch, clamping times before
+// the epoch to tick 0.
+type ticks struct {
+	epoch time.Time
+	unit  time.Duration
+}
+
+func (k ticks) tick(t time.Time) uint64 {
+	d := t.Sub(k.epoch)
+	if d < 0 {
+		return 0
+	}
+	return uint64(d / k.unit)
+}
+
+func (k ticks) tickTime(tick uint64) time.Time {
+	return k.epoch.Add(time.Duration(tick) * k.unit)
+}
+
+type gen64 struct{ g *id64.Generator }
+
+func (g gen64) fill64(dst []id64.ID) (int, error) { return g.g.NextN(dst) }
+func (g gen64) appendText(dst []byte) ([]byte, error) {
+	id, err := g.g.Next()
+	if err != nil {
+		return dst, err
+	}
+	return id.AppendText(dst)
+}
+func (g gen64) inspect(s string) (any, error) {
+	id, err := id64.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	l := g.g.Layout()
+	return struct {
+		ID     id64.ID `json:"id"`
+		Layout string  `json:"layout"`
+		id64.Parts
+	}{id, l.String(), l.Parts(id)}, nil
+}
+func (g gen64) stats() floe.Stats     { return g.g.Stats() }
+func (g gen64) lastTick() uint64      { return g.g.LastTick() }
+func (g gen64) ceiling() uint64       { return g.g.Ceiling() }
+func (g gen64) raise(t uint64)        { g.g.RaiseCeiling(t) }
+func (g gen64) need() <-chan struct{} { return g.g.Need() }
+func (g gen64) tick(t time.Time) uint64 {
+	l := g.g.Layout()
+	return ticks{l.Epoch, l.Unit}.tick(t)
+}
+func (g gen64) tickTime(tick uint64) time.Time { return g.g.Layout().TickTime(tick) }
+func (g gen64) end() time.Time                 { return g.g.Layout().End() }
+
+type gen80 struct{ g *id80.Generator }
+
+var ticks80 = ticks{id80.Epoch, id80.TimeUnit}
+
+func (g gen80) fill64([]id64.ID) (int, error) { return 0, ErrBinaryFormat }
+func (g gen80) appendText(dst []byte) ([]byte, error) {
+	id, err := g.g.New(0)
+	if err != nil {
+		return dst, err
+	}
+	return id.AppendText(dst)
+}
+func (g gen80) inspect(s string) (any, error) {
+	id, err := id80.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		ID id80.ID `json:"id"`
+		id80.Parts
+	}{id, id.Parts()}, nil
+}
+func (g gen80) stats() floe.Stats              { return g.g.Stats() }
+func (g gen80) lastTick() uint64               { return g.g.LastTick() }
+func (g gen80) ceiling() uint64                { return g.g.Ceiling() }
+func (g gen80) raise(t uint64)                 { g.g.RaiseCeiling(t) }
+func (g gen80) need() <-chan struct{}          { return g.g.Need() }
+func (g gen80) tick(t time.Time) uint64        { return ticks80.tick(t) }
+func (g gen80) tickTime(tick uint64) time.Time { return ticks80.tickTime(tick) }
+func (g gen80) end() time.Time                 { return ticks80.tickTime(id80.MaxTimestamp + 1) }
+
+type gen96 struct{ g *id96.Generator }
+
+var ticks96 = ticks{time.Unix(0, 0), 1 << 17}
+
+func (g gen96) fill64([]id64.ID) (int, error) { return 0, ErrBinaryFormat }
+func (g gen96) appendText(dst []byte) ([]byte, error) {
+	id, err := g.g.Next()
+	if err != nil {
+		return dst, err
+	}
+	return id.AppendText(dst)
+}
+func (g gen96) inspect(s string) (any, error) {
+	id, err := id96.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		ID id96.ID `json:"id"`
+		id96.Parts
+	}{id, id.Parts()}, nil
+}
+func (g gen96) stats() floe.Stats              { return g.g.Stats() }
+func (g gen96) lastTick() uint64               { return g.g.LastTick() }
+func (g gen96) ceiling() uint64                { return g.g.Ceiling() }
+func (g gen96) raise(t uint64)                 { g.g.RaiseCeiling(t) }
+func (g gen96) need() <-chan struct{}          { return g.g.Need() }
+func (g gen96) tick(t time.Time) uint64        { return ticks96.tick(t) }
+func (g gen96) tickTime(tick uint64) time.Time { return ticks96.tickTime(tick) }
+func (g gen96) end() time.Time                 { return ticks96.tickTime(id96.MaxTick + 1) }

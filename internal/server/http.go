@@ -1,0 +1,252 @@
+package server
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/floeid/floe"
+)
+
+// Handler returns the HTTP API:
+//
+//	GET /v1/ids?n=&seq=      n new IDs (JSON {"seq","format","ids":[...]},
+//	                         or one per line with Accept: text/plain)
+//	GET /v1/inspect/{id}?seq= the ID's parts and time
+//	GET /v1/sequences         the sequences and their reservations
+//	GET /healthz              200 while the process runs
+//	GET /readyz               200 when every sequence can issue, else 503
+//	GET /metrics              Prometheus metrics, when a Registry is set
+//
+// A sequence with tokens requires one as "Authorization: Bearer <token>".
+// Errors are JSON {"error": "...", "code": "..."} with a matching status.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/ids", s.handleIDs)
+	mux.HandleFunc("GET /v1/inspect/{id}", s.handleInspect)
+	mux.HandleFunc("GET /v1/sequences", s.handleSequences)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", s.handleReady)
+	if s.cfg.Registry != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{Registry: s.cfg.Registry}))
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	return mux
+}
+
+// httpError is the JSON body of an error reply.
+type httpError struct {
+	Error string `json:"error"`
+	Code  string `json:"code"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, status, httpError{Error: msg, Code: code})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// authorize checks the bearer token of a request for seq.
+func authorize(r *http.Request, seq *sequence) bool {
+	if len(seq.tokens) == 0 {
+		return true
+	}
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return false
+	}
+	found := false
+	for _, t := range seq.tokens {
+		if subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
+			found = true
+		}
+	}
+	return found
+}
+
+// lookup resolves the request's sequence and checks its token, writing the
+// error reply when it fails.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request, op string) *sequence {
+	seq, err := s.sequence(r.URL.Query().Get("seq"))
+	if err != nil {
+		s.m.httpRequest(op, "unknown_sequence")
+		writeError(w, http.StatusNotFound, "unknown_sequence", err.Error())
+		return nil
+	}
+	if !authorize(r, seq) {
+		s.m.httpRequest(op, "unauthorized")
+		s.m.authFailed()
+		w.Header().Set("WWW-Authenticate", `Bearer realm="floe"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "sequence "+seq.name+" requires a token")
+		return nil
+	}
+	return seq
+}
+
+func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request) {
+	seq := s.lookup(w, r, "ids")
+	if seq == nil {
+		return
+	}
+	n := 1
+	if v := r.URL.Query().Get("n"); v != "" {
+		var err error
+		n, err = strconv.Atoi(v)
+		if err != nil || n < 1 || n > s.cfg.MaxHTTPCount {
+			s.m.httpRequest("ids", "bad_request")
+			writeError(w, http.StatusBadRequest, "bad_request", "n must be a count of 1.."+strconv.Itoa(s.cfg.MaxHTTPCount)+", not "+strconv.Quote(v))
+			return
+		}
+	}
+	text := strings.Contains(r.Header.Get("Accept"), "text/plain")
+	if !s.begin() {
+		s.m.httpRequest("ids", "shutdown")
+		writeError(w, http.StatusServiceUnavailable, "shutdown", "the server is shutting down")
+		return
+	}
+	start := time.Now()
+	var body []byte
+	var err error
+	if text {
+		body, err = seq.appendText(make([]byte, 0, n*21), n, func(dst, id []byte) []byte {
+			return append(append(dst, id...), '\n')
+		}, s.stop)
+	} else {
+		body = append(make([]byte, 0, 48+n*23), `{"seq":`...)
+		body = strconv.AppendQuote(body, seq.name)
+		body = append(body, `,"format":"`...)
+		body = append(body, seq.format...)
+		body = append(body, `","ids":[`...)
+		first := true
+		body, err = seq.appendText(body, n, func(dst, id []byte) []byte {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			return append(append(append(dst, '"'), id...), '"')
+		}, s.stop)
+		body = append(body, "]}\n"...)
+	}
+	s.end()
+	s.m.request("http", seq, n, start, err)
+	if err != nil {
+		status, code := statusOf(err)
+		writeError(w, status, code, err.Error())
+		return
+	}
+	if text {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(body)
+}
+
+func (s *Server) handleInspect(w http.ResponseWriter, r *http.Request) {
+	seq := s.lookup(w, r, "inspect")
+	if seq == nil {
+		return
+	}
+	parts, err := seq.gen.inspect(r.PathValue("id"))
+	if err != nil {
+		s.m.httpRequest("inspect", "bad_request")
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+		return
+	}
+	s.m.httpRequest("inspect", "ok")
+	writeJSON(w, http.StatusOK, struct {
+		Seq    string `json:"seq"`
+		Format Format `json:"format"`
+		Parts  any    `json:"parts"`
+	}{seq.name, seq.format, parts})
+}
+
+// sequenceInfo describes a sequence in /v1/sequences.
+type sequenceInfo struct {
+	Name         string    `json:"name"`
+	Format       Format    `json:"format"`
+	Definition   string    `json:"definition"`
+	Default      bool      `json:"default"`
+	Auth         bool      `json:"auth"`
+	Reserved     uint64    `json:"reserved"`
+	ReservedTime time.Time `json:"reserved_time"`
+	LastTick     uint64    `json:"last_tick"`
+	Ready        bool      `json:"ready"`
+}
+
+func (s *Server) handleSequences(w http.ResponseWriter, r *http.Request) {
+	list := make([]sequenceInfo, 0, len(s.seqs))
+	for i, seq := range s.seqs {
+		rr := seq.durable.Load()
+		list = append(list, sequenceInfo{
+			Name: seq.name, Format: seq.format, Definition: seq.def, Default: i == 0,
+			Auth: len(seq.tokens) > 0, Reserved: rr, ReservedTime: seq.gen.tickTime(rr + 1).UTC(),
+			LastTick: seq.gen.lastTick(), Ready: seq.ready() == nil && !s.closing.Load(),
+		})
+	}
+	s.m.httpRequest("sequences", "ok")
+	writeJSON(w, http.StatusOK, struct {
+		Sequences []sequenceInfo `json:"sequences"`
+	}{list})
+}
+
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if err := s.Ready(); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(err.Error() + "\n"))
+		return
+	}
+	w.Write([]byte("ready\n"))
+}
+
+// codeOf names the outcome of err for metrics and logs.
+func codeOf(err error) string {
+	var ce *floe.ClockError
+	var ceil *floe.CeilingError
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &ce):
+		return "clock"
+	case errors.As(err, &ceil):
+		return "ceiling"
+	case errors.Is(err, floe.ErrTimeExhausted):
+		return "time_exhausted"
+	case errors.Is(err, ErrBinaryFormat):
+		return "format"
+	}
+	return "error"
+}
+
+// statusOf maps an issuing error to an HTTP status and code, in one table.
+func statusOf(err error) (int, string) {
+	code := codeOf(err)
+	switch code {
+	case "clock", "ceiling":
+		return http.StatusServiceUnavailable, code
+	case "time_exhausted":
+		return http.StatusGone, code
+	}
+	return http.StatusInternalServerError, code
+}

@@ -1,0 +1,169 @@
+package server
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the server's Prometheus metrics. The generators' counters are
+// read at scrape time (see collector), so issuing an ID costs no metric
+// update; requests and connections are counted as they happen.
+type metrics struct {
+	requests    *prometheus.CounterVec
+	batch       *prometheus.HistogramVec
+	duration    *prometheus.HistogramVec
+	open        prometheus.Gauge
+	accepted    prometheus.Counter
+	closedBy    *prometheus.CounterVec
+	authFailure prometheus.Counter
+
+	// Children resolved once for the binary protocol's hot path.
+	noeqOK       prometheus.Counter
+	noeqBatch    prometheus.Observer
+	noeqDuration prometheus.Observer
+}
+
+func newMetrics(s *Server, reg *prometheus.Registry, version string) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "floe_requests_total",
+			Help: "Requests by protocol (noeq, http), operation and outcome code.",
+		}, []string{"proto", "op", "code"}),
+		batch: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "floe_request_batch_size",
+			Help:    "IDs asked for per request.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 255, 512, 1000},
+		}, []string{"proto"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "floe_request_duration_seconds",
+			Help:    "Time to issue the IDs of a request, waits for the clock and the reservation included.",
+			Buckets: []float64{1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 5},
+		}, []string{"proto"}),
+		open: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "floe_connections", Help: "Open binary-protocol connections.",
+		}),
+		accepted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "floe_connections_accepted_total", Help: "Binary-protocol connections accepted.",
+		}),
+		closedBy: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "floe_connections_closed_total",
+			Help: "Binary-protocol connections closed, by reason: eof, idle, auth_timeout, unauthorized, bad_request, limit (over the connection limit), clock, ceiling, format, shutdown, write, error.",
+		}, []string{"reason"}),
+		authFailure: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "floe_auth_failures_total", Help: "Connections and HTTP requests refused for a missing or wrong token.",
+		}),
+	}
+	m.noeqOK = m.requests.WithLabelValues("noeq", "ids", "ok")
+	m.noeqBatch = m.batch.WithLabelValues("noeq")
+	m.noeqDuration = m.duration.WithLabelValues("noeq")
+	if reg == nil {
+		return m, nil
+	}
+	info := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "floe_build_info",
+		Help:        "Always 1; the labels say which build runs.",
+		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
+	})
+	info.Set(1)
+	for _, c := range []prometheus.Collector{
+		m.requests, m.batch, m.duration, m.open, m.accepted, m.closedBy, m.authFailure,
+		info, collector{s},
+	} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// request counts one request for n IDs of seq that started at start.
+func (m *metrics) request(proto string, seq *sequence, n int, start time.Time, err error) {
+	if err == nil && proto == "noeq" {
+		m.noeqOK.Inc()
+		m.noeqBatch.Observe(float64(n))
+		m.noeqDuration.Observe(time.Since(start).Seconds())
+		return
+	}
+	m.requests.WithLabelValues(proto, "ids", codeOf(err)).Inc()
+	m.batch.WithLabelValues(proto).Observe(float64(n))
+	m.duration.WithLabelValues(proto).Observe(time.Since(start).Seconds())
+}
+
+func (m *metrics) httpRequest(op, code string) { m.requests.WithLabelValues("http", op, code).Inc() }
+func (m *metrics) connOpened()                 { m.open.Inc(); m.accepted.Inc() }
+func (m *metrics) authFailed()                 { m.authFailure.Inc() }
+
+// connClosed counts a connection that was open.
+func (m *metrics) connClosed(reason string) {
+	m.open.Dec()
+	m.closed(reason)
+}
+
+// closed counts a connection closed for reason.
+func (m *metrics) closed(reason string) { m.closedBy.WithLabelValues(reason).Inc() }
+
+// collector reads the sequences' counters and reservations at scrape time.
+type collector struct{ s *Server }
+
+var (
+	descIssued = prometheus.NewDesc("floe_ids_generated_total",
+		"IDs issued.", []string{"seq", "format"}, nil)
+	descRegressions = prometheus.NewDesc("floe_clock_regressions_total",
+		"Times the clock read behind the last tick issued.", []string{"seq", "policy"}, nil)
+	descWaits = prometheus.NewDesc("floe_clock_waits_total",
+		"Calls that waited for the clock (a regression under policy wait, or a spent sequence).", []string{"seq"}, nil)
+	descWaitSeconds = prometheus.NewDesc("floe_clock_wait_seconds_total",
+		"Time callers spent waiting for the clock.", []string{"seq"}, nil)
+	descBorrowed = prometheus.NewDesc("floe_borrowed_ticks_total",
+		"Ticks taken ahead of the clock (policy borrow).", []string{"seq"}, nil)
+	descExhausted = prometheus.NewDesc("floe_sequence_exhausted_total",
+		"Ticks whose sequence ran out while callers asked for more.", []string{"seq"}, nil)
+	descCeilingHits = prometheus.NewDesc("floe_reservation_ceiling_hits_total",
+		"Times a caller reached the reservation before the keeper extended it.", []string{"seq"}, nil)
+	descHeadroom = prometheus.NewDesc("floe_reservation_headroom_seconds",
+		"Time left between the clock and the end of the durable reservation.", []string{"seq"}, nil)
+	descWrites = prometheus.NewDesc("floe_reservation_writes_total",
+		"Durable writes of the reservation, by result (ok, error).", []string{"seq", "result"}, nil)
+	descExhaustion = prometheus.NewDesc("floe_epoch_exhaustion_timestamp_seconds",
+		"When the sequence's format runs out of time, as a Unix time.", []string{"seq"}, nil)
+	descReady = prometheus.NewDesc("floe_ready",
+		"1 when the server can issue IDs from every sequence.", nil, nil)
+)
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descIssued, descRegressions, descWaits, descWaitSeconds,
+		descBorrowed, descExhausted, descCeilingHits, descHeadroom, descWrites, descExhaustion, descReady} {
+		ch <- d
+	}
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	for _, seq := range c.s.seqs {
+		st := seq.gen.stats()
+		counter(descIssued, float64(st.Issued), seq.name, string(seq.format))
+		counter(descRegressions, float64(st.Regressions), seq.name, seq.policy.String())
+		counter(descWaits, float64(st.Waits), seq.name)
+		counter(descWaitSeconds, st.WaitTime.Seconds(), seq.name)
+		counter(descBorrowed, float64(st.Borrowed), seq.name)
+		counter(descExhausted, float64(st.Exhausted), seq.name)
+		counter(descCeilingHits, float64(st.CeilingHits), seq.name)
+		end := seq.gen.tickTime(seq.durable.Load() + 1)
+		gauge(descHeadroom, end.Sub(seq.clock.Now()).Seconds(), seq.name)
+		counter(descWrites, float64(seq.writes.Load()), seq.name, "ok")
+		counter(descWrites, float64(seq.errs.Load()), seq.name, "error")
+		gauge(descExhaustion, float64(seq.gen.end().Unix()), seq.name)
+	}
+	ready := 0.0
+	if c.s.Ready() == nil {
+		ready = 1
+	}
+	gauge(descReady, ready)
+}

@@ -1,0 +1,216 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server serves named ID sequences over the binary protocol and HTTP. It is
+// safe for concurrent use. Build one with New.
+type Server struct {
+	cfg     Config      // immutable after New
+	seqs    []*sequence // immutable; seqs[0] is the default
+	byName  map[string]*sequence
+	tokened bool // immutable: some sequence has tokens
+	log     *slog.Logger
+	m       *metrics
+
+	closing atomic.Bool
+	stop    chan struct{} // closed by Shutdown: waits end, keepers stop
+	inUse   atomic.Int64  // requests and connections issuing IDs now
+	idle    chan struct{} // signalled when inUse drops to 0 while closing
+	keepers sync.WaitGroup
+
+	mu        sync.Mutex
+	listeners map[net.Listener]struct{} // guarded by mu
+	conns     map[*conn]struct{}        // guarded by mu
+	stopped   bool                      // guarded by mu: stopClean done or skipped
+}
+
+// New opens every sequence of cfg (reading and extending its reservation in
+// cfg.Store) and starts the keepers that extend the reservations. A
+// reservation that cannot be read or written, or a sequence whose recorded
+// definition changed, is an error: the server never starts from zero.
+func New(cfg Config) (*Server, error) {
+	cfg.setDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:       cfg,
+		byName:    make(map[string]*sequence),
+		log:       cfg.Logger,
+		stop:      make(chan struct{}),
+		idle:      make(chan struct{}, 1),
+		listeners: make(map[net.Listener]struct{}),
+		conns:     make(map[*conn]struct{}),
+	}
+	for _, sc := range cfg.Sequences {
+		seq, err := openSequence(sc, &cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.seqs = append(s.seqs, seq)
+		s.byName[seq.name] = seq
+		s.tokened = s.tokened || len(seq.tokens) > 0
+	}
+	var err error
+	if s.m, err = newMetrics(s, cfg.Registry, cfg.Version); err != nil {
+		return nil, err
+	}
+	for _, seq := range s.seqs {
+		s.keepers.Add(1)
+		go func() {
+			defer s.keepers.Done()
+			seq.keep(s.stop)
+		}()
+	}
+	return s, nil
+}
+
+// Sequence returns the named sequence's format, or ErrUnknownSequence; ""
+// names the default sequence.
+func (s *Server) Sequence(name string) (Format, error) {
+	seq, err := s.sequence(name)
+	if err != nil {
+		return "", err
+	}
+	return seq.format, nil
+}
+
+func (s *Server) sequence(name string) (*sequence, error) {
+	if name == "" {
+		return s.seqs[0], nil
+	}
+	if seq, ok := s.byName[name]; ok {
+		return seq, nil
+	}
+	return nil, fmt.Errorf("%w: %q", ErrUnknownSequence, name)
+}
+
+// byToken returns the sequence token selects, comparing in constant time
+// with every token configured.
+func (s *Server) byToken(token []byte) *sequence {
+	var found *sequence
+	for _, seq := range s.seqs {
+		for _, t := range seq.tokens {
+			if subtle.ConstantTimeCompare([]byte(t), token) == 1 {
+				found = seq
+			}
+		}
+	}
+	return found
+}
+
+// Ready returns nil when every sequence can issue, else an error saying why
+// not: shutting down, a reservation that cannot be extended, or the clock
+// behind the previous run's reservation (policies wait and fail).
+func (s *Server) Ready() error {
+	if s.closing.Load() {
+		return fmt.Errorf("%w: shutting down", ErrNotReady)
+	}
+	var errs []error
+	for _, seq := range s.seqs {
+		if err := seq.ready(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// begin marks the start of a request or connection that issues IDs; it
+// returns false once the server is shutting down.
+func (s *Server) begin() bool {
+	s.inUse.Add(1)
+	if s.closing.Load() {
+		s.end()
+		return false
+	}
+	return true
+}
+
+func (s *Server) end() {
+	if s.inUse.Add(-1) == 0 && s.closing.Load() {
+		select {
+		case s.idle <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Shutdown stops the server gracefully: it closes the listeners, lets every
+// binary connection finish the replies it owes, waits for HTTP requests in
+// progress, stops the keepers and records a clean stop in the Store, so the
+// next start need not wait out the reservation window. If ctx ends first,
+// the remaining connections are closed, the clean stop is not recorded (the
+// next start begins above the reservation) and ctx's error is returned.
+func (s *Server) Shutdown(ctx context.Context) error { return s.shutdown(ctx, true) }
+
+// Close stops the server at once: listeners and connections are closed,
+// the keepers stop, and no clean stop is recorded.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.shutdown(ctx, false); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) shutdown(ctx context.Context, clean bool) error {
+	s.closing.Store(true)
+	s.mu.Lock()
+	for l := range s.listeners {
+		l.Close()
+	}
+	for c := range s.conns {
+		if clean {
+			c.interrupt()
+		} else {
+			c.nc.Close()
+		}
+	}
+	s.mu.Unlock()
+
+	var err error
+	for s.inUse.Load() != 0 && err == nil {
+		select {
+		case <-s.idle:
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-time.After(10 * time.Millisecond): // a missed signal costs 10 ms
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return err
+	}
+	s.stopped = true
+	close(s.stop)
+	for c := range s.conns {
+		c.nc.Close()
+	}
+	s.keepers.Wait()
+	if err != nil || !clean {
+		if clean {
+			s.log.Warn("shutdown cut short; the next start begins above the reservation", "err", err)
+		}
+		return err
+	}
+	for _, seq := range s.seqs {
+		if e := seq.stopClean(); e != nil {
+			s.log.Error("recording the clean stop", "seq", seq.name, "err", e)
+			err = errors.Join(err, e)
+		}
+	}
+	return err
+}
+

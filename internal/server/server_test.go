@@ -1,0 +1,515 @@
+package server
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/internal/wire"
+)
+
+// memStore is a Store in memory that can be told to fail.
+type memStore struct {
+	mu    sync.Mutex
+	recs  map[string]Record
+	saves int
+	fail  error
+}
+
+func newMemStore() *memStore { return &memStore{recs: make(map[string]Record)} }
+
+func (m *memStore) Load(name string) (Record, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.recs[name]
+	return r, ok, nil
+}
+
+func (m *memStore) Save(name string, r Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return m.fail
+	}
+	if old, ok := m.recs[name]; ok && r.Reserved < old.Reserved {
+		return errors.New("reservation going down")
+	}
+	m.recs[name] = r
+	m.saves++
+	return nil
+}
+
+func (m *memStore) get(name string) Record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.recs[name]
+}
+
+func (m *memStore) setFail(err error) {
+	m.mu.Lock()
+	m.fail = err
+	m.mu.Unlock()
+}
+
+var start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// newTestServer starts a server on cfg (filling in a store, a fake clock and
+// a quiet logger when unset) with a binary listener on loopback.
+func newTestServer(t *testing.T, cfg Config) (*Server, string) {
+	t.Helper()
+	if cfg.Store == nil {
+		cfg.Store = newMemStore()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = quietLogger()
+	}
+	if len(cfg.Sequences) == 0 {
+		cfg.Sequences = []SequenceConfig{{Name: "default"}}
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(l) }()
+	t.Cleanup(func() {
+		s.Close()
+		if err := <-done; !errors.Is(err, ErrServerClosed) {
+			t.Errorf("Serve returned %v, want ErrServerClosed", err)
+		}
+	})
+	return s, l.Addr().String()
+}
+
+// noeqConn is a minimal binary-protocol client for the tests.
+type noeqConn struct {
+	t  *testing.T
+	nc net.Conn
+	r  *bufio.Reader
+}
+
+func dialNoeq(t *testing.T, addr, token string) *noeqConn {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	if token != "" {
+		frame, err := wire.AppendAuth(nil, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := nc.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	return &noeqConn{t: t, nc: nc, r: bufio.NewReader(nc)}
+}
+
+// get asks for n IDs; it returns the error of a closed connection.
+func (c *noeqConn) get(n int) ([]uint64, error) {
+	if _, err := c.nc.Write([]byte{byte(n)}); err != nil {
+		return nil, err
+	}
+	ids := make([]uint64, n)
+	_, err := wire.ReadIDs(c.r, ids, nil)
+	return ids, err
+}
+
+// closed reports whether the server closed the connection.
+func (c *noeqConn) closed() bool {
+	_, err := c.r.ReadByte()
+	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || isReset(err)
+}
+
+func isReset(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && !op.Timeout()
+}
+
+func TestServer_BinaryIDs(t *testing.T) {
+	clock := floetest.NewClock(start)
+	_, addr := newTestServer(t, Config{Clock: clock, Sequences: []SequenceConfig{{Name: "default", Datacenter: 3, Worker: 7}}})
+	c := dialNoeq(t, addr, "")
+	var all []uint64
+	for _, n := range []int{1, 2, 255, 17, 255, 255} {
+		ids, err := c.get(n)
+		if err != nil {
+			t.Fatalf("get(%d): %v", n, err)
+		}
+		all = append(all, ids...)
+	}
+	if err := floetest.Increasing(all, cmp.Compare[uint64]); err != nil {
+		t.Fatal(err)
+	}
+	p := id64.Twitter.Parts(id64.ID(all[0]))
+	if p.Datacenter != 3 || p.Worker != 7 || p.Time.Before(start) || p.Time.After(start.Add(time.Second)) {
+		t.Errorf("first ID parts %+v: want datacenter 3, worker 7, time near %v", p, start)
+	}
+}
+
+func TestServer_PipelinedRequests(t *testing.T) {
+	_, addr := newTestServer(t, Config{Clock: floetest.NewClock(start)})
+	c := dialNoeq(t, addr, "")
+	req := make([]byte, 100)
+	for i := range req {
+		req[i] = byte(i%255 + 1)
+	}
+	if _, err := c.nc.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	var total int
+	for _, n := range req {
+		total += int(n)
+	}
+	ids := make([]uint64, total)
+	if _, err := wire.ReadIDs(c.r, ids, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSorted(ids) {
+		t.Error("pipelined replies are not increasing")
+	}
+	if err := floetest.Unique(ids); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestServer_Auth(t *testing.T) {
+	seqs := []SequenceConfig{
+		{Name: "default", Worker: 1, Tokens: []string{"main-token"}},
+		{Name: "tenant", Worker: 2, Tokens: []string{"tenant-a", "tenant-b"}},
+	}
+	_, addr := newTestServer(t, Config{Clock: floetest.NewClock(start), Sequences: seqs})
+	tests := []struct {
+		name   string
+		token  string
+		worker uint64 // 0: the connection is closed
+	}{
+		{"default token", "main-token", 1},
+		{"tenant token", "tenant-a", 2},
+		{"second tenant token", "tenant-b", 2},
+		{"wrong token", "nope", 0},
+		{"token prefix", "main", 0},
+		{"no token", "", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialNoeq(t, addr, tc.token)
+			ids, err := c.get(1)
+			if tc.worker == 0 {
+				if err == nil {
+					t.Fatalf("got ID %d, want a closed connection", ids[0])
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := id64.Twitter.Parts(id64.ID(ids[0])).Worker; got != tc.worker {
+				t.Errorf("worker %d, want %d", got, tc.worker)
+			}
+		})
+	}
+}
+
+func TestServer_AuthFrameWithoutTokens(t *testing.T) {
+	_, addr := newTestServer(t, Config{Clock: floetest.NewClock(start)})
+	c := dialNoeq(t, addr, "any-token")
+	if _, err := c.get(3); err != nil {
+		t.Fatalf("an auth frame on a server without tokens is read and ignored: %v", err)
+	}
+}
+
+func TestServer_BadInputCloses(t *testing.T) {
+	s, addr := newTestServer(t, Config{Clock: floetest.NewClock(start), AuthTimeout: 50 * time.Millisecond,
+		Sequences: []SequenceConfig{{Name: "default", Tokens: []string{"tok"}}}})
+	tests := []struct {
+		name string
+		send []byte
+	}{
+		{"request byte 0", []byte{0, 3, 't', 'o', 'k', 0}},
+		{"half an auth frame, then silence", []byte{0, 3, 't'}},
+		{"nothing, then silence", nil},
+		{"second auth frame", []byte{0, 3, 't', 'o', 'k', 0, 3, 't', 'o', 'k'}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialNoeq(t, addr, "")
+			c.nc.Write(tc.send)
+			if !c.closed() {
+				t.Error("connection not closed")
+			}
+		})
+	}
+	// The server still serves others.
+	if _, err := dialNoeq(t, addr, "tok").get(5); err != nil {
+		t.Fatal(err)
+	}
+	_ = s
+}
+
+func TestServer_MaxConns(t *testing.T) {
+	_, addr := newTestServer(t, Config{Clock: floetest.NewClock(start), MaxConns: 2})
+	a, b := dialNoeq(t, addr, ""), dialNoeq(t, addr, "")
+	for _, c := range []*noeqConn{a, b} {
+		if _, err := c.get(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !dialNoeq(t, addr, "").closed() {
+		t.Fatal("connection over the limit not closed")
+	}
+	a.nc.Close()
+	// The slot frees once the server sees the close.
+	for i := 0; ; i++ {
+		if _, err := dialNoeq(t, addr, "").get(1); err == nil {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the closed connection's slot never freed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestServer_NonID64OverBinary(t *testing.T) {
+	_, addr := newTestServer(t, Config{Clock: floetest.NewClock(start), Sequences: []SequenceConfig{
+		{Name: "default"}, {Name: "sno", Format: Format80, Tokens: []string{"sno"}},
+	}})
+	if _, err := dialNoeq(t, addr, "sno").get(1); err == nil {
+		t.Fatal("an id80 sequence served 8-byte IDs")
+	}
+}
+
+func TestServer_ReservationKeepsAhead(t *testing.T) {
+	clock := floetest.NewClock(start)
+	store := newMemStore()
+	s, addr := newTestServer(t, Config{Clock: clock, Store: store, Window: time.Second})
+	c := dialNoeq(t, addr, "")
+	checker := floetest.NewChecker[uint64](0)
+	// Ten minutes of clock in 100 ms steps: the keeper must follow, and no
+	// ID may pass the durable reservation.
+	for range 6000 {
+		clock.Step(100 * time.Millisecond)
+		ids, err := c.get(10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checker.Add(ids...)
+		r := store.get("default").Reserved
+		for _, id := range ids {
+			if tick := id64.Twitter.Parts(id64.ID(id)).Tick; tick > r {
+				t.Fatalf("ID at tick %d above the durable reservation %d", tick, r)
+			}
+		}
+	}
+	if err := checker.Err(); err != nil {
+		t.Fatal(err)
+	}
+	seq := s.seqs[0]
+	if w := seq.writes.Load(); w > 6000/5+10 {
+		t.Errorf("%d store writes for 600 s with a 1 s window: the keeper writes too often", w)
+	}
+}
+
+func TestServer_ReservationFailureStopsIssuing(t *testing.T) {
+	clock := floetest.NewClock(start)
+	store := newMemStore()
+	s, addr := newTestServer(t, Config{Clock: clock, Store: store, Window: time.Second, MaxWait: 20 * time.Millisecond})
+	store.setFail(errors.New("disk full"))
+	r := store.get("default").Reserved
+	c := dialNoeq(t, addr, "")
+	// Until the ceiling the node serves; past it, it closes the connection.
+	clock.Step(3 * time.Second)
+	if _, err := c.get(1); err == nil {
+		t.Fatal("served an ID beyond a reservation that could not be written")
+	}
+	if s.Ready() == nil {
+		t.Error("ready while the reservation cannot be extended")
+	}
+	if got := store.get("default").Reserved; got != r {
+		t.Fatalf("reservation moved from %d to %d while failing", r, got)
+	}
+	store.setFail(nil)
+	c = dialNoeq(t, addr, "")
+	ids, err := c.get(1)
+	if err != nil {
+		t.Fatalf("after the store recovered: %v", err)
+	}
+	if tick := id64.Twitter.Parts(id64.ID(ids[0])).Tick; tick > store.get("default").Reserved {
+		t.Fatalf("tick %d above the reservation", tick)
+	}
+}
+
+// TestServer_Restart restarts a server on the same store with the clock set
+// back an hour and checks each policy's behaviour, and that no ID repeats.
+func TestServer_Restart(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy floe.Policy
+		ahead  time.Duration
+		clean  bool
+		serves bool
+	}{
+		{"wait refuses an hour behind", floe.Wait, 0, false, false},
+		{"fail refuses", floe.Fail, 0, false, false},
+		{"borrow within max-ahead serves", floe.Borrow, 2 * time.Hour, false, true},
+		{"borrow beyond max-ahead refuses", floe.Borrow, time.Minute, false, false},
+		{"clean stop then wait refuses", floe.Wait, 0, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			store := newMemStore()
+			clock := floetest.NewClock(start)
+			cfg := Config{Store: store, Clock: clock, Policy: tc.policy, MaxAhead: tc.ahead, MaxWait: 50 * time.Millisecond, Logger: quietLogger(),
+				Sequences: []SequenceConfig{{Name: "default"}}}
+			s1, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]id64.ID, 1000)
+			if err := s1.seqs[0].fill64(ids, s1.stop); err != nil {
+				t.Fatal(err)
+			}
+			if tc.clean {
+				err = s1.Shutdown(context.Background())
+			} else {
+				err = s1.Close()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock.Rewind(time.Hour)
+			s2, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s2.Close()
+			more := make([]id64.ID, 1000)
+			err = s2.seqs[0].fill64(more, s2.stop)
+			if tc.serves != (err == nil) {
+				t.Fatalf("serves: %v (%v), want %v", err == nil, err, tc.serves)
+			}
+			if err != nil {
+				var ce *floe.ClockError
+				if !errors.As(err, &ce) {
+					t.Errorf("error %v, want a *floe.ClockError", err)
+				}
+				if s2.Ready() == nil {
+					t.Error("ready while the clock is behind the reservation")
+				}
+				return
+			}
+			if more[0] <= ids[len(ids)-1] {
+				t.Errorf("after the restart %d, not above %d", more[0], ids[len(ids)-1])
+			}
+			if err := floetest.Unique(append(ids, more...)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestServer_CleanStopRecordsLast(t *testing.T) {
+	store := newMemStore()
+	clock := floetest.NewClock(start)
+	cfg := Config{Store: store, Clock: clock, Window: 10 * time.Second, Logger: quietLogger(), Sequences: []SequenceConfig{{Name: "default"}}}
+	s1, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]id64.ID, 5)
+	if err := s1.seqs[0].fill64(ids, s1.stop); err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec := store.get("default")
+	last := id64.Twitter.Parts(ids[4]).Tick
+	if rec.Last != last || rec.Reserved < last+10000 {
+		t.Fatalf("record %+v: want Last %d and the reservation kept", rec, last)
+	}
+	// The next start begins right above Last, not after the window.
+	clock.Step(time.Millisecond)
+	s2, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if err := s2.Ready(); err != nil {
+		t.Fatalf("not ready right after a clean stop: %v", err)
+	}
+	if got := store.get("default"); got.Last != 0 {
+		t.Errorf("the running server left the clean-stop mark: %+v", got)
+	}
+}
+
+func TestNew_Refuses(t *testing.T) {
+	store := newMemStore()
+	store.recs["default"] = Record{Definition: "id64 layout=\"something else\" datacenter=0 worker=0", Reserved: 5}
+	tests := []struct {
+		name string
+		cfg  Config
+		want error
+	}{
+		{"changed definition", Config{Store: store, Sequences: []SequenceConfig{{Name: "default"}}}, ErrDefinition},
+		{"no sequences", Config{Store: newMemStore()}, ErrConfig},
+		{"no store", Config{Sequences: []SequenceConfig{{Name: "a"}}}, ErrConfig},
+		{"duplicate names", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a"}, {Name: "a"}}}, ErrConfig},
+		{"shared token", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Tokens: []string{"t"}}, {Name: "b", Tokens: []string{"t"}}}}, ErrConfig},
+		{"ticktock", Config{Store: newMemStore(), Policy: floe.TickTock, Sequences: []SequenceConfig{{Name: "a"}}}, ErrConfig},
+		{"unknown format", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Format: "id32"}}}, ErrConfig},
+		{"id96 node 0", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Format: Format96}}}, ErrConfig},
+		{"tiny window", Config{Store: newMemStore(), Window: time.Millisecond, Sequences: []SequenceConfig{{Name: "a"}}}, ErrConfig},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.Logger = quietLogger()
+			s, err := New(tc.cfg)
+			if !errors.Is(err, tc.want) {
+				if s != nil {
+					s.Close()
+				}
+				t.Errorf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestServer_ShutdownFinishesInFlight(t *testing.T) {
+	clock := floetest.NewClock(start)
+	s, addr := newTestServer(t, Config{Clock: clock})
+	c := dialNoeq(t, addr, "")
+	if _, err := c.get(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !c.closed() {
+		t.Error("idle connection not closed by Shutdown")
+	}
+	if _, err := net.Dial("tcp", addr); err == nil {
+		t.Error("still accepting after Shutdown")
+	}
+}
