@@ -213,4 +213,3 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 	}
 	return err
 }
-
