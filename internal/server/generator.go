@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/floeid/floe"
@@ -121,7 +122,12 @@ func (k ticks) tick(t time.Time) uint64 {
 	return uint64(d / k.unit)
 }
 
+// tickTime returns the start of tick, clamped where the time since the
+// epoch would overflow a time.Duration (id96's ticks after 2262).
 func (k ticks) tickTime(tick uint64) time.Time {
+	if tick > uint64(math.MaxInt64/k.unit) {
+		return k.epoch.Add(math.MaxInt64)
+	}
 	return k.epoch.Add(time.Duration(tick) * k.unit)
 }
 
@@ -176,10 +182,16 @@ func (g gen80) inspect(s string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	p := id.Parts()
 	return struct {
-		ID id80.ID `json:"id"`
-		id80.Parts
-	}{id, id.Parts()}, nil
+		ID        id80.ID   `json:"id"`
+		Time      time.Time `json:"time"`
+		Timestamp uint64    `json:"timestamp"`
+		TickTock  bool      `json:"ticktock"`
+		Meta      byte      `json:"meta"`
+		Partition uint16    `json:"partition"`
+		Sequence  uint16    `json:"sequence"`
+	}{id, p.Time, p.Timestamp, p.TickTock, p.Meta, p.Partition.Uint16(), p.Sequence}, nil
 }
 func (g gen80) stats() floe.Stats              { return g.g.Stats() }
 func (g gen80) lastTick() uint64               { return g.g.LastTick() }
@@ -207,10 +219,15 @@ func (g gen96) inspect(s string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	p := id.Parts()
 	return struct {
-		ID id96.ID `json:"id"`
-		id96.Parts
-	}{id, id.Parts()}, nil
+		ID       id96.ID   `json:"id"`
+		Time     time.Time `json:"time"`
+		Tick     uint64    `json:"tick"`
+		Drift    uint8     `json:"drift"`
+		Node     uint32    `json:"node"`
+		Sequence uint16    `json:"sequence"`
+	}{id, p.Time, p.Tick, uint8(p.Drift), p.Node, p.Sequence}, nil
 }
 func (g gen96) stats() floe.Stats              { return g.g.Stats() }
 func (g gen96) lastTick() uint64               { return g.g.LastTick() }

@@ -1,0 +1,253 @@
+// Command floed serves unique, time-sorted IDs over noeqd's binary protocol
+// and HTTP. With no flags it runs one node: worker 0, the binary protocol on
+// :4444, HTTP on :4445, and its reservation in a state file under
+// ~/.local/state/floed (--state overrides).
+//
+// noeqd's flags -w, -d, -l and -t and its NOEQ_TOKEN keep their meaning.
+// Run "floed -h" for every flag; each has a FLOE_* environment variable.
+//
+// The first SIGINT or SIGTERM shuts down gracefully: stop accepting, finish
+// the replies in flight, record the clean stop, exit. A second one exits at
+// once.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/server"
+	"github.com/floeid/floe/internal/statefile"
+)
+
+// Version is set at build time with -ldflags "-X main.Version=v1.2.3";
+// otherwise it comes from the module's build information.
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+func main() {
+	m := NewMain(os.Stdout, os.Stderr)
+	if err := m.Config.ParseFlags(os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "floed:", err)
+		os.Exit(2)
+	}
+	if m.Config.Version {
+		fmt.Println("floed", version())
+		return
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		m.Logger.Info("shutting down; a second signal exits at once", "signal", sig.String())
+		stop()
+		sig = <-sigs
+		m.Logger.Warn("second signal: exiting now", "signal", sig.String())
+		os.Exit(1)
+	}()
+
+	if err := m.Run(ctx); err != nil {
+		m.Logger.Error("floed stopped", "err", err)
+		fmt.Fprintln(os.Stderr, "floed:", err)
+		os.Exit(1)
+	}
+}
+
+// Main is the daemon: its configuration, then Run.
+type Main struct {
+	Config Config
+	Logger *slog.Logger
+
+	stdout, stderr io.Writer
+
+	mu        sync.Mutex
+	binAddr   net.Addr // guarded by mu: where the binary protocol listens
+	httpAddr  net.Addr // guarded by mu
+	listening chan struct{}
+}
+
+// NewMain returns a Main writing logs to stderr.
+func NewMain(stdout, stderr io.Writer) *Main {
+	return &Main{stdout: stdout, stderr: stderr, listening: make(chan struct{})}
+}
+
+// Run serves until ctx is cancelled, then shuts down gracefully.
+func (m *Main) Run(ctx context.Context) error {
+	c := &m.Config
+	m.Logger = newLogger(c.LogFormat, c.LogLevel, m.stderr)
+	if c.Listen == "" && c.HTTP == "" {
+		return errNoListener
+	}
+	seqs, err := c.sequences()
+	if err != nil {
+		return err
+	}
+
+	state, err := statefile.Open(c.StateDir)
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	defer state.Close()
+
+	var clock floe.Clock = floe.MonotonicClock
+	if c.ClockOffset != 0 {
+		m.Logger.Warn("the clock is shifted (--clock-offset is for tests)", "offset", c.ClockOffset)
+		clock = offsetClock{floe.MonotonicClock, c.ClockOffset}
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := server.New(server.Config{
+		Sequences:    seqs,
+		Store:        stateStore{state},
+		Clock:        clock,
+		Policy:       c.Policy,
+		MaxAhead:     c.MaxAhead,
+		MaxWait:      c.MaxWait,
+		Window:       c.Window,
+		Floor:        c.TimeOfDeath,
+		MaxConns:     c.MaxConns,
+		AuthTimeout:  c.AuthTimeout,
+		IdleTimeout:  c.IdleTimeout,
+		MaxHTTPCount: c.MaxHTTPIDs,
+		Logger:       m.Logger,
+		Registry:     reg,
+		Version:      version(),
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	errc := make(chan error, 2)
+	var binL, httpL net.Listener
+	if c.Listen != "" {
+		if binL, err = net.Listen("tcp", c.Listen); err != nil {
+			return err
+		}
+		go func() { errc <- srv.Serve(binL) }()
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	if c.HTTP != "" {
+		if httpL, err = net.Listen("tcp", c.HTTP); err != nil {
+			srv.Close()
+			return err
+		}
+		go func() { errc <- hs.Serve(httpL) }()
+	}
+	m.mu.Lock()
+	if binL != nil {
+		m.binAddr = binL.Addr()
+	}
+	if httpL != nil {
+		m.httpAddr = httpL.Addr()
+	}
+	m.mu.Unlock()
+	close(m.listening)
+	m.Logger.Info("floed serving", "version", version(), "listen", addrString(binL), "http", addrString(httpL),
+		"state", state.Path(), "worker_id", c.Worker, "datacenter_id", c.Datacenter, "clock_policy", c.Policy.String(),
+		"reserve_window", c.Window, "sequences", len(seqs))
+
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, server.ErrServerClosed) && !errors.Is(err, http.ErrServerClosed) {
+			srv.Close()
+			hs.Close()
+			return err
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), c.Shutdown)
+	defer cancel()
+	var errs []error
+	if err := hs.Shutdown(sctx); err != nil {
+		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+	}
+	if err := srv.Shutdown(sctx); err != nil {
+		errs = append(errs, fmt.Errorf("shutdown: %w", err))
+	}
+	if len(errs) == 0 {
+		m.Logger.Info("stopped cleanly")
+	}
+	return errors.Join(errs...)
+}
+
+// Addrs waits until Run listens and returns the binary and HTTP addresses
+// (nil when disabled).
+func (m *Main) Addrs() (bin, web net.Addr) {
+	<-m.listening
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.binAddr, m.httpAddr
+}
+
+func addrString(l net.Listener) string {
+	if l == nil {
+		return "off"
+	}
+	return l.Addr().String()
+}
+
+func newLogger(format, level string, w io.Writer) *slog.Logger {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		lv = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// offsetClock shifts a clock, for tests that set it back across a restart.
+type offsetClock struct {
+	base floe.Clock
+	off  time.Duration
+}
+
+func (c offsetClock) Now() time.Time { return c.base.Now().Add(c.off) }
+
+// stateStore keeps the server's reservations in the state file.
+type stateStore struct{ f *statefile.File }
+
+func (s stateStore) Load(name string) (server.Record, bool, error) {
+	seq, ok := s.f.Sequence(name)
+	if !ok {
+		return server.Record{}, false, nil
+	}
+	return server.Record{Definition: seq.Definition, Reserved: seq.Reserved, Last: seq.Last}, true, nil
+}
+
+func (s stateStore) Save(name string, rec server.Record) error {
+	return s.f.Put(name, statefile.Sequence{Definition: rec.Definition, Reserved: rec.Reserved, Last: rec.Last, Updated: time.Now()})
+}

@@ -1,0 +1,194 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/id80"
+	"github.com/floeid/floe/id96"
+)
+
+func newHTTPServer(t *testing.T, reg *prometheus.Registry) *httptest.Server {
+	t.Helper()
+	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), Registry: reg, Sequences: []SequenceConfig{
+		{Name: "default", Worker: 5},
+		{Name: "sno", Format: Format80, Node: 9},
+		{Name: "guid", Format: Format96, Node: 9},
+		{Name: "private", Worker: 6, Tokens: []string{"secret"}},
+	}})
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+func httpGet(t *testing.T, url string, header ...string) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(body)
+}
+
+func TestHandler_IDs(t *testing.T) {
+	hs := newHTTPServer(t, nil)
+	tests := []struct {
+		name   string
+		query  string
+		header []string
+		status int
+		count  int
+		parse  func(string) error
+	}{
+		{"one by default", "", nil, 200, 1, parse64},
+		{"ten", "?n=10", nil, 200, 10, parse64},
+		{"id80", "?n=3&seq=sno", nil, 200, 3, func(s string) error { _, err := id80.Parse(s); return err }},
+		{"id96", "?n=3&seq=guid", nil, 200, 3, func(s string) error { _, err := id96.Parse(s); return err }},
+		{"token", "?n=2&seq=private", []string{"Authorization", "Bearer secret"}, 200, 2, parse64},
+		{"no token", "?seq=private", nil, 401, 0, nil},
+		{"wrong token", "?seq=private", []string{"Authorization", "Bearer nope"}, 401, 0, nil},
+		{"unknown sequence", "?seq=nope", nil, 404, 0, nil},
+		{"n zero", "?n=0", nil, 400, 0, nil},
+		{"n too large", "?n=1001", nil, 400, 0, nil},
+		{"n not a number", "?n=ten", nil, 400, 0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, ctype, body := httpGet(t, hs.URL+"/v1/ids"+tc.query, tc.header...)
+			if status != tc.status {
+				t.Fatalf("status %d (%s), want %d", status, body, tc.status)
+			}
+			if ctype != "application/json" {
+				t.Errorf("content type %q", ctype)
+			}
+			if status != 200 {
+				var e httpError
+				if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error == "" || e.Code == "" {
+					t.Errorf("error body %q: want JSON with error and code", body)
+				}
+				return
+			}
+			var got struct {
+				Seq    string   `json:"seq"`
+				Format string   `json:"format"`
+				IDs    []string `json:"ids"`
+			}
+			if err := json.Unmarshal([]byte(body), &got); err != nil {
+				t.Fatalf("body %q: %v", body, err)
+			}
+			if len(got.IDs) != tc.count || got.Seq == "" || got.Format == "" {
+				t.Fatalf("body %q: want %d IDs", body, tc.count)
+			}
+			for _, id := range got.IDs {
+				if err := tc.parse(id); err != nil {
+					t.Error(err)
+				}
+			}
+			if err := floetest.Unique(got.IDs); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func parse64(s string) error { _, err := id64.Parse(s); return err }
+
+func TestHandler_IDsText(t *testing.T) {
+	hs := newHTTPServer(t, nil)
+	status, ctype, body := httpGet(t, hs.URL+"/v1/ids?n=4", "Accept", "text/plain")
+	lines := strings.Fields(body)
+	if status != 200 || !strings.HasPrefix(ctype, "text/plain") || len(lines) != 4 || !strings.HasSuffix(body, "\n") {
+		t.Fatalf("status %d, type %q, body %q", status, ctype, body)
+	}
+	for _, l := range lines {
+		if err := parse64(l); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestHandler_Inspect(t *testing.T) {
+	hs := newHTTPServer(t, nil)
+	id, _ := id64.Twitter.Compose(id64.Parts{Time: start, Datacenter: 1, Worker: 2, Sequence: 3})
+	tests := []struct {
+		name, path string
+		status     int
+		want       []string
+	}{
+		{"id64", "/v1/inspect/" + id.String(), 200, []string{`"worker":2`, `"datacenter":1`, `"sequence":3`, `"time":"2026-11-22T12:00:00Z"`, `"format":"id64"`}},
+		{"id80", "/v1/inspect/" + id80.MustParse("9q8xk7a2272im222").String() + "?seq=sno", 200, []string{`"format":"id80"`, `"time":"2026-11-22T12:00:00Z"`}},
+		{"garbage", "/v1/inspect/xyz", 400, []string{`"code":"bad_request"`}},
+		{"unknown sequence", "/v1/inspect/1?seq=nope", 404, []string{`"code":"unknown_sequence"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _, body := httpGet(t, hs.URL+tc.path)
+			if status != tc.status {
+				t.Fatalf("status %d (%s), want %d", status, body, tc.status)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("body %s lacks %s", body, w)
+				}
+			}
+		})
+	}
+}
+
+func TestHandler_HealthAndMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	hs := newHTTPServer(t, reg)
+	httpGet(t, hs.URL+"/v1/ids?n=7")
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if status, _, body := httpGet(t, hs.URL+path); status != 200 {
+			t.Errorf("%s: %d %s", path, status, body)
+		}
+	}
+	status, _, body := httpGet(t, hs.URL+"/v1/sequences")
+	if status != 200 || !strings.Contains(body, `"name":"private"`) || !strings.Contains(body, `"auth":true`) {
+		t.Errorf("/v1/sequences: %d %s", status, body)
+	}
+	status, _, body = httpGet(t, hs.URL+"/metrics")
+	if status != 200 {
+		t.Fatalf("/metrics: %d", status)
+	}
+	for _, want := range []string{
+		`floe_ids_generated_total{format="id64",seq="default"} 7`,
+		`floe_requests_total{code="ok",op="ids",proto="http"} 1`,
+		`floe_clock_regressions_total{policy="wait",seq="default"}`,
+		`floe_borrowed_ticks_total{seq="default"}`,
+		`floe_reservation_headroom_seconds{seq="default"}`,
+		`floe_epoch_exhaustion_timestamp_seconds{seq="default"} 3.48785823e+09`, // 2080-07-10
+		`floe_epoch_exhaustion_timestamp_seconds{seq="guid"} 9.223372036e+09`,    // 2262
+		`floe_request_batch_size_bucket{proto="http",le="8"} 1`,
+		`floe_build_info{`,
+		`floe_ready 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s in\n%s", want, body)
+		}
+	}
+	if status, _, _ := httpGet(t, hs.URL+"/nope"); status != 404 {
+		t.Errorf("unknown path: %d", status)
+	}
+}

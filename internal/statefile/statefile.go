@@ -1,0 +1,249 @@
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Names of the files in the state directory.
+const (
+	// StateName is the state file.
+	StateName = "floed.state"
+	// LockName is the lock file. It is never removed: removing a lock
+	// file while another process waits on it lets two processes lock two
+	// different files of the same name.
+	LockName = "floed.lock"
+	// tempPattern names the temporary files of a write. Open removes any
+	// left by a crash.
+	tempPattern = StateName + ".*.tmp"
+)
+
+// refuse is the end of every error about an unusable state file: what floed
+// does about it and what the operator can do.
+const refuse = "floed will not start from zero, which could issue IDs again: " +
+	"restore the file from a backup, or move it aside and start with a reservation floor above every tick already issued"
+
+// Sequence is what the file records for one named ID sequence.
+type Sequence struct {
+	// Definition describes the sequence's format, layout and node in a
+	// canonical form chosen by the daemon, which compares it at start to
+	// refuse a changed definition. The package does not interpret it.
+	Definition string `json:"definition"`
+	// Reserved is the reservation R: the highest tick the sequence's
+	// generator may issue. A restarted generator starts strictly above
+	// it. It never goes down (see Put).
+	Reserved uint64 `json:"reserved"`
+	// Last, when not zero, is the last tick issued before a clean stop, at
+	// most Reserved: the next start may begin right above it instead of
+	// above Reserved. A running daemon writes it as zero.
+	Last uint64 `json:"last,omitempty"`
+	// Updated is the wall time of the write; informational only.
+	Updated time.Time `json:"updated"`
+}
+
+// File is an open state directory: it holds the directory's lock and the
+// last durable contents of its state file.
+//
+// A File is safe for concurrent use. Writes (Put, Delete) are serialized and
+// each waits for its fsyncs; reads (Sequence, Sequences) never wait for a
+// write and always see the last state that reached the disk.
+type File struct {
+	dir  string // immutable
+	path string // immutable
+
+	// seqs is the last durable state. The map is never modified once
+	// stored: a write builds a new map and stores it after the rename
+	// and the directory fsync succeed.
+	seqs atomic.Pointer[map[string]Sequence] // atomic
+
+	mu     sync.Mutex // serializes writes and Close
+	lock   *os.File   // guarded by mu; nil where the platform has no lock
+	closed bool       // guarded by mu
+}
+
+// Open opens the state directory dir, creating it (mode 0o700) if needed,
+// locks it against other processes and reads its state file.
+//
+// A missing state file is a fresh start: no sequences. A state file that
+// exists but cannot be read or trusted is an error, never an empty state:
+// it wraps ErrCorrupt (empty, truncated, invalid, unknown version, checksum
+// mismatch) or the read error, names the path and says what is wrong. A
+// directory locked by another process gives an error wrapping ErrLocked.
+//
+// The lock is an advisory flock(2) on LockName (fcntl(2) on Solaris and
+// AIX, where a second Open in the same process is not refused); other
+// systems get no lock. The caller must Close the File to release it.
+func Open(dir string) (*File, error) {
+	if dir == "" {
+		return nil, errors.New("floe: no state directory given")
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("floe: create state directory: %w", err)
+		}
+		// Make the new directory's entry durable, as the state file's
+		// own entry will be.
+		if err := syncDir(filepath.Dir(filepath.Clean(dir))); err != nil {
+			return nil, fmt.Errorf("floe: create state directory %s: %w", dir, err)
+		}
+	}
+	lockPath := filepath.Join(dir, LockName)
+	lock, err := lockFile(lockPath)
+	if errors.Is(err, ErrLocked) {
+		return nil, fmt.Errorf("%w: %s: its lock file %s is held, by another floed most likely; run one floed per state directory", ErrLocked, dir, lockPath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("floe: lock state directory %s: %w", dir, err)
+	}
+	f := &File{dir: dir, path: filepath.Join(dir, StateName), lock: lock}
+	seqs, err := f.read()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	f.seqs.Store(&seqs)
+	f.removeTemps()
+	return f, nil
+}
+
+// read reads and decodes the state file; a missing file is an empty state.
+func (f *File) read() (map[string]Sequence, error) {
+	b, err := os.ReadFile(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A dangling symlink also reads as missing: only a path with
+		// nothing at all behind it is a fresh start.
+		if _, lerr := os.Lstat(f.path); errors.Is(lerr, fs.ErrNotExist) {
+			return map[string]Sequence{}, nil
+		}
+		return nil, fmt.Errorf("floe: read state file %s: a symlink to a missing file: %w; %s", f.path, err, refuse)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("floe: read state file %s: %w; %s", f.path, err, refuse)
+	}
+	seqs, err := decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v; %s", ErrCorrupt, f.path, err, refuse)
+	}
+	return seqs, nil
+}
+
+// removeTemps removes temporary files left by a write that crashed before
+// its rename. Holding the lock, no write of another process is under way.
+// Failures are ignored: a leftover file is harmless.
+func (f *File) removeTemps() {
+	temps, _ := filepath.Glob(filepath.Join(f.dir, tempPattern))
+	for _, t := range temps {
+		os.Remove(t)
+	}
+}
+
+// Path returns the path of the state file.
+func (f *File) Path() string { return f.path }
+
+// Sequence returns the recorded state of the named sequence, and whether
+// there is one.
+func (f *File) Sequence(name string) (Sequence, bool) {
+	s, ok := (*f.seqs.Load())[name]
+	return s, ok
+}
+
+// Sequences returns a copy of the recorded state of every sequence.
+func (f *File) Sequences() map[string]Sequence {
+	return maps.Clone(*f.seqs.Load())
+}
+
+// Put records s for the named sequence and writes the whole state
+// durably before it returns: to a temporary file in the directory, fsynced,
+// renamed over the state file, and the directory fsynced.
+//
+// A reservation never goes down: if name has a recorded Reserved above
+// s.Reserved, Put returns an error wrapping ErrBackwards and writes nothing
+// (Delete the sequence first to start it over). A zero s.Updated is set to
+// the current time; Updated is stored in UTC. If the write fails, the File
+// keeps its previous state, so readers never see a reservation that is not
+// on disk; the state file on disk then holds the previous state or, if
+// only the directory fsync failed, possibly the new one.
+func (f *File) Put(name string, s Sequence) error {
+	if name == "" {
+		return ErrName
+	}
+	if s.Updated.IsZero() {
+		s.Updated = time.Now()
+	}
+	s.Updated = s.Updated.UTC() // also drops the monotonic reading
+	return f.update(func(cur map[string]Sequence) (map[string]Sequence, error) {
+		if old, ok := cur[name]; ok && s.Reserved < old.Reserved {
+			return nil, fmt.Errorf("%w: sequence %q: %d is below the recorded %d", ErrBackwards, name, s.Reserved, old.Reserved)
+		}
+		if s.Last > s.Reserved {
+			return nil, fmt.Errorf("%w: sequence %q: last tick %d above the reservation %d", ErrBackwards, name, s.Last, s.Reserved)
+		}
+		next := maps.Clone(cur)
+		next[name] = s
+		return next, nil
+	})
+}
+
+// Delete removes the named sequence and writes the state durably, as Put
+// does. Deleting a sequence that is not recorded writes nothing. The next
+// Put for that name may then start at any reservation: the caller must be
+// sure that no ID of the old sequence can collide with the new one.
+func (f *File) Delete(name string) error {
+	return f.update(func(cur map[string]Sequence) (map[string]Sequence, error) {
+		if _, ok := cur[name]; !ok {
+			return nil, nil
+		}
+		next := maps.Clone(cur)
+		delete(next, name)
+		return next, nil
+	})
+}
+
+// update applies change to the current state under mu and, if it returns a
+// new map, writes that durably and makes it current. A nil map with a nil
+// error means no change.
+func (f *File) update(change func(cur map[string]Sequence) (map[string]Sequence, error)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	next, err := change(*f.seqs.Load())
+	if err != nil || next == nil {
+		return err
+	}
+	b, err := encode(next)
+	if err != nil {
+		return fmt.Errorf("floe: encode state file %s: %w", f.path, err)
+	}
+	if err := writeFile(f.dir, f.path, b); err != nil {
+		return fmt.Errorf("floe: write state file %s: %w", f.path, err)
+	}
+	f.seqs.Store(&next)
+	return nil
+}
+
+// Close releases the directory's lock. Later Puts and Deletes fail with
+// ErrClosed; reads still return the last state. Close waits for a write
+// under way and is idempotent.
+func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	if f.lock == nil {
+		return nil
+	}
+	err := f.lock.Close() // closing the descriptor drops the lock
+	f.lock = nil
+	return err
+}
