@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/floeid/floe/internal/wire"
+)
+
+// benchFault is how a benchFake misbehaves.
+type benchFault int
+
+const (
+	benchFaultNone       benchFault = iota
+	benchFaultOwnCounter            // each connection counts from 1, so IDs repeat across connections
+	benchFaultRepeat                // request at starts with the ID before it
+	benchFaultDecrease              // request at starts with a small ID, unique but less than the one before
+	benchFaultClose                 // the connection closes instead of answering request at
+	benchFaultSilent                // request at and those after get no reply
+)
+
+// benchFakeBase is added to the fake's IDs, so that those below it are
+// free for benchFaultDecrease.
+const benchFakeBase = 1 << 40
+
+// benchFake is a noeq server for the bench tests. IDs come from one
+// counter, so they are unique, and increasing on each connection, unless
+// its fault says otherwise. Faults happen on every connection, at its
+// request number at (from 1).
+type benchFake struct {
+	addr  string     // immutable
+	token string     // immutable; required when not empty
+	fault benchFault // immutable
+	at    int        // immutable
+
+	l     net.Listener
+	next  atomic.Uint64 // IDs handed out
+	small atomic.Uint64 // small IDs handed out by benchFaultDecrease
+	wg    sync.WaitGroup
+
+	mu     sync.Mutex
+	tokens []string              // guarded by mu: tokens of the auth frames received
+	conns  map[net.Conn]struct{} // guarded by mu
+}
+
+// startBenchFake starts a benchFake on 127.0.0.1 that stops with the test.
+func startBenchFake(t testing.TB, token string, fault benchFault, at int) *benchFake {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &benchFake{addr: l.Addr().String(), token: token, fault: fault, at: at, l: l, conns: map[net.Conn]struct{}{}}
+	f.wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			f.mu.Lock()
+			f.conns[c] = struct{}{}
+			f.mu.Unlock()
+			f.wg.Go(func() { f.serve(c) })
+		}
+	})
+	t.Cleanup(func() {
+		l.Close()
+		f.mu.Lock()
+		for c := range f.conns {
+			c.Close()
+		}
+		f.mu.Unlock()
+		f.wg.Wait()
+	})
+	return f
+}
+
+// receivedTokens returns the tokens of the auth frames received so far.
+func (f *benchFake) receivedTokens() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.tokens...)
+}
+
+func (f *benchFake) serve(c net.Conn) {
+	defer func() {
+		f.mu.Lock()
+		delete(f.conns, c)
+		f.mu.Unlock()
+		c.Close()
+	}()
+	r := bufio.NewReader(c)
+	token, present, err := wire.ReadAuth(r, nil)
+	if err != nil {
+		return
+	}
+	if present {
+		f.mu.Lock()
+		f.tokens = append(f.tokens, string(token))
+		f.mu.Unlock()
+	}
+	if f.token != "" && string(token) != f.token {
+		return
+	}
+	var own, last uint64
+	reply := make([]byte, 0, wire.MaxCount*wire.IDSize)
+	for req := 1; ; req++ {
+		n, err := wire.ReadRequest(r)
+		if err != nil {
+			return
+		}
+		fault := benchFaultNone
+		if req == f.at || f.fault == benchFaultOwnCounter {
+			fault = f.fault
+		}
+		var base uint64
+		switch fault {
+		case benchFaultOwnCounter:
+			base = own
+			own += uint64(n)
+		case benchFaultClose:
+			return
+		case benchFaultSilent:
+			_, _ = io.Copy(io.Discard, r)
+			return
+		default:
+			base = f.next.Add(uint64(n)) - uint64(n)
+		}
+		reply = reply[:0]
+		for i := range uint64(n) {
+			reply = wire.AppendID(reply, benchFakeBase+base+i+1)
+		}
+		switch fault {
+		case benchFaultRepeat:
+			reply = wire.AppendID(reply[:0], last)[:len(reply)]
+		case benchFaultDecrease:
+			reply = wire.AppendID(reply[:0], f.small.Add(1))[:len(reply)]
+		}
+		last = benchFakeBase + base + uint64(n)
+		if _, err := c.Write(reply); err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// benchResult is the outcome of a run of "floe bench", and the object that
+// -o json prints. IDs are decimal strings, as everywhere in floe's JSON.
+type benchResult struct {
+	Target      string `json:"target"`
+	Connections int    `json:"connections"`
+	Pipeline    int    `json:"pipeline"`
+	Batch       int    `json:"batch"`
+	// Duration runs from the end of the warmup to the last reply to a
+	// request sent after it.
+	Duration    benchSeconds `json:"duration_seconds"`
+	Warmup      benchSeconds `json:"warmup_seconds"`
+	Interrupted bool         `json:"interrupted"`
+	// Requests counts the requests sent after the warmup and answered;
+	// IDs is Requests × Batch.
+	Requests          uint64       `json:"requests"`
+	IDs               uint64       `json:"ids"`
+	IDsPerSecond      float64      `json:"ids_per_second"`
+	RequestsPerSecond float64      `json:"requests_per_second"`
+	Latency           benchLatency `json:"latency_seconds"`
+	// IDsChecked counts every ID received, warmup included. All are
+	// checked for order on their connection, and for uniqueness over all
+	// connections when UniqueChecked.
+	UniqueChecked   bool            `json:"unique_checked"`
+	IDsChecked      uint64          `json:"ids_checked"`
+	Duplicates      uint64          `json:"duplicates"` // each extra copy of an ID counts
+	FirstDuplicate  string          `json:"first_duplicate,omitempty"`
+	OrderViolations uint64          `json:"order_violations"` // IDs not greater than the one before on their connection
+	FirstViolation  *benchViolation `json:"first_order_violation,omitempty"`
+	Errors          []string        `json:"errors"` // one per failed connection
+}
+
+// benchLatency holds latency quantiles, from the merged histograms.
+type benchLatency struct {
+	P50  benchSeconds `json:"p50"`
+	P99  benchSeconds `json:"p99"`
+	P999 benchSeconds `json:"p999"`
+	Max  benchSeconds `json:"max"`
+}
+
+// benchViolation is an ID that was not greater than the one before it.
+type benchViolation struct {
+	Conn   int    `json:"conn"`
+	Before string `json:"before"`
+	ID     string `json:"id"`
+}
+
+// benchSeconds is a duration that is a number of seconds in JSON.
+type benchSeconds time.Duration
+
+func (s benchSeconds) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(s).Seconds())
+}
+
+// benchCollect merges the results of the connections of a run and checks
+// the IDs for duplicates.
+func benchCollect(cfg *benchConfig, conns []*benchConn) *benchResult {
+	res := &benchResult{
+		Target:        cfg.addr,
+		Connections:   cfg.conns,
+		Pipeline:      cfg.pipeline,
+		Batch:         cfg.batch,
+		Warmup:        benchSeconds(cfg.warmup),
+		UniqueChecked: cfg.check,
+		Errors:        []string{},
+	}
+	hist := new(benchHist)
+	var last time.Duration
+	for _, w := range conns {
+		hist.merge(&w.hist)
+		res.Requests += w.requests
+		res.IDsChecked += w.received
+		res.OrderViolations += w.violations
+		if w.violations > 0 && res.FirstViolation == nil {
+			res.FirstViolation = &benchViolation{
+				Conn:   w.id,
+				Before: strconv.FormatUint(w.violation[0], 10),
+				ID:     strconv.FormatUint(w.violation[1], 10),
+			}
+		}
+		last = max(last, w.lastReply)
+		if w.err != nil {
+			res.Errors = append(res.Errors, w.err.Error())
+		}
+	}
+	res.IDs = res.Requests * uint64(cfg.batch)
+	if res.Requests > 0 && last > cfg.warmup {
+		d := last - cfg.warmup
+		res.Duration = benchSeconds(d)
+		res.RequestsPerSecond = float64(res.Requests) / d.Seconds()
+		res.IDsPerSecond = float64(res.IDs) / d.Seconds()
+	}
+	res.Latency = benchLatency{
+		P50:  benchSeconds(hist.quantile(500)),
+		P99:  benchSeconds(hist.quantile(990)),
+		P999: benchSeconds(hist.quantile(999)),
+		Max:  benchSeconds(hist.max),
+	}
+	if cfg.check {
+		var first uint64
+		res.Duplicates, first = benchDuplicates(conns)
+		if res.Duplicates > 0 {
+			res.FirstDuplicate = strconv.FormatUint(first, 10)
+		}
+	}
+	return res
+}
+
+// err summarizes what went wrong in the run, or returns nil.
+func (res *benchResult) err() error {
+	var what []string
+	if res.Duplicates > 0 {
+		what = append(what, fmt.Sprintf("%d duplicate IDs", res.Duplicates))
+	}
+	if res.OrderViolations > 0 {
+		what = append(what, fmt.Sprintf("%d order violations", res.OrderViolations))
+	}
+	if len(res.Errors) > 0 {
+		what = append(what, fmt.Sprintf("%d of %d connections failed", len(res.Errors), res.Connections))
+	}
+	if what == nil {
+		return nil
+	}
+	return errors.New(strings.Join(what, ", "))
+}
+
+// writeText writes the report in the format documented on runBench.
+func (res *benchResult) writeText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	line := func(key, format string, args ...any) {
+		fmt.Fprintf(bw, "%-12s "+format+"\n", append([]any{key + ":"}, args...)...)
+	}
+	line("target", "%s", res.Target)
+	line("connections", "%d (pipeline %d)", res.Connections, res.Pipeline)
+	line("batch", "%d", res.Batch)
+	var notes []string
+	if res.Warmup > 0 {
+		notes = append(notes, fmt.Sprintf("after %v warmup", time.Duration(res.Warmup)))
+	}
+	if res.Interrupted {
+		notes = append(notes, "interrupted")
+	}
+	note := ""
+	if notes != nil {
+		note = " (" + strings.Join(notes, ", ") + ")"
+	}
+	line("duration", "%v%s", time.Duration(res.Duration).Round(time.Millisecond), note)
+	line("requests", "%d", res.Requests)
+	line("IDs", "%d", res.IDs)
+	line("IDs/s", "%.0f", res.IDsPerSecond)
+	line("requests/s", "%.0f", res.RequestsPerSecond)
+	l := res.Latency
+	line("latency", "p50 %v p99 %v p999 %v max %v", benchRound(l.P50), benchRound(l.P99), benchRound(l.P999), benchRound(l.Max))
+	if res.UniqueChecked {
+		line("unique", "%d IDs checked, %d duplicates, %d order violations", res.IDsChecked, res.Duplicates, res.OrderViolations)
+	} else {
+		line("unique", "not checked (-check=false); %d IDs checked for order, %d order violations", res.IDsChecked, res.OrderViolations)
+	}
+	if res.FirstDuplicate != "" {
+		fmt.Fprintf(bw, "  first duplicate: %s\n", res.FirstDuplicate)
+	}
+	if v := res.FirstViolation; v != nil {
+		fmt.Fprintf(bw, "  first order violation: conn %d, %s after %s\n", v.Conn, v.ID, v.Before)
+	}
+	if len(res.Errors) > 0 {
+		line("errors", "%d of %d connections failed", len(res.Errors), res.Connections)
+		for _, e := range res.Errors {
+			fmt.Fprintf(bw, "  %s\n", e)
+		}
+	}
+	return bw.Flush()
+}
+
+// benchRound rounds d to 3 significant digits, the precision of the
+// histogram.
+func benchRound(s benchSeconds) time.Duration {
+	d := time.Duration(s)
+	unit := time.Duration(1)
+	for d >= 1000*unit {
+		unit *= 10
+	}
+	return d.Round(unit)
+}
+
+// benchDuplicates counts the IDs received more than once over all
+// connections, each extra copy counting once, and returns the first (the
+// least) of them. It merges the connections' ID sequences, which are
+// increasing but for those with order violations: those it sorts first.
+func benchDuplicates(conns []*benchConn) (dups, first uint64) {
+	h := make([]benchCursor, 0, len(conns))
+	for _, w := range conns {
+		blocks := w.ids
+		if w.violations > 0 {
+			all := slices.Concat(blocks...)
+			slices.Sort(all)
+			blocks = [][]uint64{all}
+		}
+		if c := (benchCursor{blocks: blocks}); c.next() {
+			h = append(h, c)
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		benchSiftDown(h, i)
+	}
+	var prev uint64
+	for seen := false; len(h) > 0; seen = true {
+		v := h[0].v
+		if seen && v == prev {
+			if dups == 0 {
+				first = v
+			}
+			dups++
+		}
+		prev = v
+		if !h[0].next() {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		benchSiftDown(h, 0)
+	}
+	return dups, first
+}
+
+// benchCursor walks the increasing IDs of one connection, v being the
+// current one.
+type benchCursor struct {
+	blocks [][]uint64
+	b, i   int
+	v      uint64
+}
+
+// next moves to the next ID and reports whether there was one.
+func (c *benchCursor) next() bool {
+	for ; c.b < len(c.blocks); c.b, c.i = c.b+1, 0 {
+		if block := c.blocks[c.b]; c.i < len(block) {
+			c.v = block[c.i]
+			c.i++
+			return true
+		}
+	}
+	return false
+}
+
+// benchSiftDown restores the min-heap order of h below i, by current ID.
+func benchSiftDown(h []benchCursor, i int) {
+	for {
+		least := i
+		if l := 2*i + 1; l < len(h) && h[l].v < h[least].v {
+			least = l
+		}
+		if r := 2*i + 2; r < len(h) && h[r].v < h[least].v {
+			least = r
+		}
+		if least == i {
+			return
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
+}
+
+// benchShowProgress redraws a progress line on w until finished closes,
+// then erases it.
+func benchShowProgress(w io.Writer, r *benchRun, conns []*benchConn, finished <-chan struct{}) {
+	tick := time.NewTicker(benchProgressEvery)
+	defer tick.Stop()
+	var prev uint64
+	var prevAt time.Duration
+	for {
+		select {
+		case <-finished:
+			fmt.Fprint(w, "\r\x1b[K")
+			return
+		case <-tick.C:
+		}
+		now := time.Since(r.start)
+		var total uint64
+		for _, c := range conns {
+			total += c.completed.Load()
+		}
+		rate := float64(total-prev) / (now - prevAt).Seconds()
+		prev, prevAt = total, now
+		fmt.Fprintf(w, "\r\x1b[K%s", benchProgressLine(now, r.cfg, rate, r.failed.Load()))
+	}
+}
+
+// benchProgressLine is the progress line after elapsed, at reqRate
+// requests/s over the last interval.
+func benchProgressLine(elapsed time.Duration, cfg *benchConfig, reqRate float64, failed int64) string {
+	s := fmt.Sprintf("%v  %s req/s  %s IDs/s", elapsed.Round(100*time.Millisecond), benchSI(reqRate), benchSI(reqRate*float64(cfg.batch)))
+	if elapsed < cfg.warmup {
+		s += "  (warmup)"
+	}
+	if failed > 0 {
+		s += fmt.Sprintf("  %d of %d connections failed", failed, cfg.conns)
+	}
+	return s
+}
+
+// benchSI formats x with about 3 significant digits and an SI prefix:
+// 16.1k, 4.10M.
+func benchSI(x float64) string {
+	prefix := ""
+	for _, p := range []string{"k", "M", "G"} {
+		if x < 999.5 {
+			break
+		}
+		x, prefix = x/1000, p
+	}
+	switch {
+	case x >= 99.95:
+		return fmt.Sprintf("%.0f%s", x, prefix)
+	case x >= 9.995:
+		return fmt.Sprintf("%.1f%s", x, prefix)
+	}
+	return fmt.Sprintf("%.2f%s", x, prefix)
+}
