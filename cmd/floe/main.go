@@ -6,6 +6,7 @@
 //	floe inspect [-layout name] ID...
 //	floe redis init --shard N --addr host:port
 //	floe redis get [-n count] --addr host:port,...
+//	floe get [-n count] [-addr host:port,...] [-token T] [-timeout 5s] [-o text|json]
 //	floe bench [-addr host:port] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]
 //
 // Run "floe <command> -h" for a command's flags.
@@ -29,6 +30,7 @@ var commands = []command{
 	{"new", "generate IDs locally", runNew},
 	{"inspect", "decode IDs: format, parts and time", runInspect},
 	{"redis", "set a Redis server's shard (init) or fetch IDs made in Redis (get)", runRedis},
+	{"get", "fetch IDs from floed (or noeqd) daemons", runGet},
 	{"bench", "load-test a noeq-protocol server: IDs/s, latency, uniqueness", runBench},
 }
 

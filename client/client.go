@@ -1,0 +1,136 @@
+package client
+
+import (
+	"context"
+	"sync"
+
+	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/internal/wire"
+)
+
+// Client fetches IDs from noeq-protocol servers (floed, noeqd), failing
+// over between them. It is safe for concurrent use; share one per process
+// and its connections and batching serve every goroutine.
+type Client struct {
+	opts      options         // immutable
+	endpoints []*endpoint     // immutable: in the order given to New
+	pool      *pool           // immutable
+	ctx       context.Context // immutable: ends at Close, calling off flights
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup // the fetchers
+	waiters   sync.Pool      // of *waiter, for reuse
+
+	mu        sync.Mutex
+	closed    bool      // guarded by mu
+	queue     []*waiter // guarded by mu: calls waiting to board a flight
+	flying    int       // guarded by mu: fetchers running
+	incoming  int       // guarded by mu: IDs on their way to buf
+	buf       buffer    // guarded by mu: prefetched IDs
+	refillOff bool      // guarded by mu: the last flight failed
+}
+
+// New returns a client for the servers at addrs, each host:port where host
+// is an IP address or a DNS name. It checks the addresses and options but
+// does no I/O: connections are dialled when calls need them, so New
+// succeeds while servers are down, and the first call reports what is
+// wrong with them.
+func New(addrs []string, opts ...Option) (*Client, error) {
+	if len(addrs) == 0 {
+		return nil, ErrNoAddresses
+	}
+	o := defaults()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	c := &Client{opts: o, pool: newPool(o.poolSize)}
+	for _, addr := range addrs {
+		ep, err := parseEndpoint(addr)
+		if err != nil {
+			return nil, err
+		}
+		c.endpoints = append(c.endpoints, ep)
+	}
+	c.buf = buffer{size: o.prefetch, validity: o.validity}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c, nil
+}
+
+// Next returns a new ID.
+//
+// Concurrent calls share requests: while the pool's connections are busy,
+// calls queue, and the next request asks for all of them at once. IDs that
+// one goroutine gets from successive calls increase as long as they come
+// from one server (and, with WithPrefetch, within the prefetch validity).
+//
+// When ctx ends first, Next returns ctx.Err(), or an *AttemptsError that
+// wraps it when attempts had failed; it returns at once, leaving its
+// request to finish without it.
+func (c *Client) Next(ctx context.Context) (id64.ID, error) {
+	var one [1]id64.ID
+	if err := c.get(ctx, one[:]); err != nil {
+		return 0, err
+	}
+	return one[0], nil
+}
+
+// NextN fills dst with new IDs and returns how many it filled: len(dst), or
+// fewer with an error, in which case dst[:n] holds valid IDs.
+//
+// Up to 255 IDs are fetched as one request, batched with concurrent calls
+// as Next does, and always in full or not at all. More are fetched on one
+// connection as pipelined requests of 255; when that connection fails the
+// call goes on from another server, keeping the IDs it had, so that each
+// run of IDs from one server increases but the whole may not.
+func (c *Client) NextN(ctx context.Context, dst []id64.ID) (int, error) {
+	switch {
+	case len(dst) == 0:
+		return 0, nil
+	case len(dst) <= wire.MaxCount:
+		if err := c.get(ctx, dst); err != nil {
+			return 0, err
+		}
+		return len(dst), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var log attemptLog
+	return c.fill(ctx, dst, c.opts.attempts, &log)
+}
+
+// Close closes the client's connections and stops its goroutines; calls
+// in progress fail with ErrClosed, as do calls after Close. Prefetched IDs
+// are dropped. Close returns nil, also when called again.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	for _, w := range c.queue {
+		w.err = ErrClosed
+		w.delivered = true
+		w.done <- struct{}{}
+	}
+	c.queue = nil
+	c.buf.reset()
+	c.mu.Unlock()
+
+	// The pool first: flights interrupted by the end of c.ctx then see
+	// that the client is closing and fail with ErrClosed.
+	c.pool.close()
+	c.cancel()
+	c.wg.Wait()
+	return nil
+}
+
+// warn logs at level Warn when the client has a logger.
+func (c *Client) warn(msg string, args ...any) {
+	if c.opts.logger != nil {
+		c.opts.logger.Warn("floe client: "+msg, args...)
+	}
+}

@@ -1,0 +1,58 @@
+// Package client fetches 64-bit IDs from servers that speak the noeq binary
+// protocol: floed, and noeqd before it.
+//
+//	c, err := client.New([]string{"ids1:4444", "ids2:4444"}, client.WithToken(token))
+//	...
+//	defer c.Close()
+//	id, err := c.Next(ctx)
+//
+// A Client is safe for concurrent use, holds no global state and never logs
+// unless given a logger (WithLogger). It uses the standard library only.
+//
+// # Protocol
+//
+// A connection opens with an auth frame (0x00, the token's length, the
+// token) when the client has a token; the server sends nothing back. Then
+// each request is one byte n, 1..255, and its reply n IDs of 8 bytes,
+// big-endian. Requests are pipelined. A server closes the connection on any
+// error: a wrong token, a clock that ran backwards, a lost worker-ID lease.
+//
+// # Connections and failover
+//
+// New does no I/O. The client keeps a small pool of connections (4 by
+// default, WithPoolSize), dialled when calls need them, each to a random
+// address (the first healthy one with WithNoRandomize). A DNS name is looked
+// up again at most every 30 seconds (WithResolveInterval), and successive
+// connections take its addresses in turn.
+//
+// Any error on a connection (a failed dial, write or read, a reply cut
+// short, the attempt timeout) drops it, passes its address over for a
+// second and retires the address's other connections; the call waits a
+// back-off (exponential from 10 ms to 1 s with ±50% jitter: WithBackoff,
+// WithJitter, WithDelayFunc) and tries again, on another address when one
+// is up, until it has made 5 attempts (WithMaxAttempts). It then fails with
+// an *AttemptsError that lists each attempt's address and error. A pooled
+// connection that fails before the server answered anything is first
+// replaced once for free, since the server may have closed it for being
+// idle. Every call takes a context; when it ends, the call returns at once.
+//
+// # Batching
+//
+// Concurrent calls for up to 255 IDs share requests: while every pooled
+// connection has a request in flight, calls queue, and the next request
+// asks for all the queued IDs at once (pipelined as several requests when
+// they exceed 255) and hands each call its share in queue order. One
+// caller's IDs from one server increase; IDs handed to different callers
+// are distinct, as the servers make them.
+//
+// # Prefetch
+//
+// WithPrefetch(n, validity) keeps up to n IDs buffered, topped up by the
+// requests the client sends anyway and refilled in the background when the
+// buffer falls below half, so that most calls need no round trip. IDs are
+// only handed out while younger than validity, counted from when their
+// request was sent; older ones are dropped unused, so that the IDs a
+// program hands out stay roughly sorted by time (k-sorted within
+// validity). The price is gaps: IDs dropped or buffered at Close are
+// never used.
+package client

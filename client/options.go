@@ -1,0 +1,208 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"time"
+)
+
+// Option configures a Client. Options are applied in order by New, which
+// checks the result: a value out of range makes New fail with ErrOption.
+type Option func(*options)
+
+type options struct {
+	// Connections.
+	token       string
+	dialTimeout time.Duration
+	timeout     time.Duration
+	poolSize    int
+	dialer      func(ctx context.Context, network, addr string) (net.Conn, error)
+	resolve     time.Duration
+
+	// Failover, grouped as nats groups its reconnect knobs.
+	attempts    int
+	backoffMin  time.Duration
+	backoffMax  time.Duration
+	jitter      float64
+	delay       func(attempt int) time.Duration
+	noRandomize bool
+
+	// Prefetch.
+	prefetch int
+	validity time.Duration
+
+	logger *slog.Logger
+
+	// Seams for tests, set through export_test.go.
+	now    func() time.Time
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// Defaults. A request to a healthy daemon takes well under a millisecond,
+// so a second without an answer means the server is gone, not slow.
+const (
+	defaultDialTimeout = time.Second
+	defaultTimeout     = time.Second
+	defaultPoolSize    = 4
+	defaultResolve     = 30 * time.Second
+	defaultAttempts    = 5
+	defaultBackoffMin  = 10 * time.Millisecond
+	defaultBackoffMax  = time.Second
+	defaultJitter      = 0.5
+)
+
+func defaults() options {
+	return options{
+		dialTimeout: defaultDialTimeout,
+		timeout:     defaultTimeout,
+		poolSize:    defaultPoolSize,
+		dialer:      new(net.Dialer).DialContext,
+		resolve:     defaultResolve,
+		attempts:    defaultAttempts,
+		backoffMin:  defaultBackoffMin,
+		backoffMax:  defaultBackoffMax,
+		jitter:      defaultJitter,
+		now:         time.Now,
+		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		},
+	}
+}
+
+// check reports the first option out of range.
+func (o *options) check() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrOption}, args...)...)
+	}
+	switch {
+	case o.token != "" && len(o.token) > 255:
+		return fmt.Errorf("%w: %d bytes", ErrTokenLength, len(o.token))
+	case o.dialTimeout < 0:
+		return bad("dial timeout %v is negative", o.dialTimeout)
+	case o.timeout < 0:
+		return bad("timeout %v is negative", o.timeout)
+	case o.poolSize < 1:
+		return bad("pool size %d, want 1 or more", o.poolSize)
+	case o.dialer == nil:
+		return bad("nil dialer")
+	case o.attempts < 0:
+		return bad("max attempts %d, want 0 (no limit) or more", o.attempts)
+	case o.backoffMin < 0 || o.backoffMax < o.backoffMin:
+		return bad("back-off %v..%v, want 0 <= min <= max", o.backoffMin, o.backoffMax)
+	case !(o.jitter >= 0 && o.jitter <= 1):
+		return bad("jitter %v, want 0..1", o.jitter)
+	case o.prefetch < 0:
+		return bad("prefetch %d, want 0 (none) or more", o.prefetch)
+	case o.prefetch > 0 && o.validity <= 0:
+		return bad("prefetch validity %v, want more than 0", o.validity)
+	}
+	return nil
+}
+
+// WithToken sets the token sent in the auth frame at the start of each
+// connection, for daemons started with FLOE_TOKEN (or NOEQ_TOKEN). It has 1
+// to 255 bytes; the empty string, the default, sends no auth frame. A daemon
+// closes the connection when the token does not match, which the client
+// sees as a failed attempt.
+func WithToken(token string) Option {
+	return func(o *options) { o.token = token }
+}
+
+// WithDialTimeout bounds each dial, including the lookup of a DNS name; the
+// default is one second, 0 leaves only the call's context.
+func WithDialTimeout(d time.Duration) Option { return func(o *options) { o.dialTimeout = d } }
+
+// WithTimeout sets the I/O deadline of each attempt: one request and its
+// reply (or, for a large NextN, each round of pipelined requests). A server
+// that does not answer within it counts as failed. The default is one
+// second; 0 leaves only the call's context.
+func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// WithPoolSize sets how many connections the client keeps open at most,
+// which is also how many requests it has in flight at once; the default is
+// 4. Callers beyond that wait, and their requests are batched.
+func WithPoolSize(n int) Option { return func(o *options) { o.poolSize = n } }
+
+// WithDialer sets the function that opens connections, in place of
+// net.Dialer's DialContext; tests use it to count or redirect dials. It is
+// called with network "tcp" and an IP address and port, DNS names having
+// been resolved by the client (see WithResolveInterval), and must honour
+// ctx.
+func WithDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
+	return func(o *options) { o.dialer = dial }
+}
+
+// WithResolveInterval sets how often a DNS name given to New is looked up
+// again: at most once per d, when a connection is dialled. Each new
+// connection takes the next of the name's addresses in turn, so that
+// connections spread over them and a failed one is followed by another.
+// The default is 30 seconds; 0 looks the name up at every dial, and a
+// negative d turns the client's lookups off and passes names to the dialer
+// as they are.
+func WithResolveInterval(d time.Duration) Option { return func(o *options) { o.resolve = d } }
+
+// WithMaxAttempts sets how many attempts, on one server or several, a call
+// makes before it fails with an *AttemptsError; the default is 5. 0 sets no
+// limit: the call tries until its context ends.
+func WithMaxAttempts(n int) Option { return func(o *options) { o.attempts = n } }
+
+// WithBackoff sets the wait after a failed attempt: min after the first,
+// doubling after each further one up to max. The defaults are 10 ms and one
+// second. WithJitter spreads it; WithDelayFunc replaces it.
+func WithBackoff(min, max time.Duration) Option {
+	return func(o *options) { o.backoffMin, o.backoffMax = min, max }
+}
+
+// WithJitter spreads each back-off wait at random over ±frac of itself, so
+// that clients that failed together do not retry together; frac is in
+// 0..1 and the default is 0.5.
+func WithJitter(frac float64) Option { return func(o *options) { o.jitter = frac } }
+
+// WithDelayFunc replaces the back-off: after the attempt-th failed attempt
+// of a call (from 1), the call waits delay(attempt) before the next. The
+// function must be safe for concurrent use.
+func WithDelayFunc(delay func(attempt int) time.Duration) Option {
+	return func(o *options) { o.delay = delay }
+}
+
+// WithNoRandomize makes each new connection go to the first address, in the
+// order given to New, that has not failed in the last second, instead of a
+// random one: the first address takes all the load and the others stand
+// by.
+func WithNoRandomize() Option { return func(o *options) { o.noRandomize = true } }
+
+// WithPrefetch keeps up to n IDs buffered, so that most calls return
+// without a round trip. The buffer is topped up by every request the client
+// sends anyway and refilled in the background when it falls below half
+// (after a failed request, only once a call has succeeded again).
+// Buffered IDs are handed out only while they are younger than validity,
+// measured from when their request was sent; older ones are dropped, so
+// that IDs handed out stay within validity of their time order (k-sorted).
+// IDs dropped or still buffered at Close are never used: they leave gaps.
+// n = 0, the default, turns prefetching off.
+func WithPrefetch(n int, validity time.Duration) Option {
+	return func(o *options) { o.prefetch, o.validity = n, validity }
+}
+
+// WithLogger sets a logger for failed attempts and lookups, at level Warn.
+// By default the client does not log.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// backoff returns the wait after the attempt-th failed attempt of a call.
+func (o *options) backoff(attempt int) time.Duration {
+	if o.delay != nil {
+		return max(o.delay(attempt), 0)
+	}
+	d := o.backoffMax
+	if shift := max(attempt-1, 0); shift < 63 && o.backoffMin <= o.backoffMax>>shift {
+		d = o.backoffMin << shift
+	}
+	if o.jitter > 0 {
+		d += time.Duration(float64(d) * o.jitter * (2*rand.Float64() - 1))
+	}
+	return d
+}
