@@ -192,3 +192,26 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 		t.Errorf("unknown path: %d", status)
 	}
 }
+
+func TestHandler_Methods(t *testing.T) {
+	hs := newHTTPServer(t, nil)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"POST", "/v1/ids", 405},
+		{"HEAD", "/v1/ids", 405},
+		{"DELETE", "/healthz", 405},
+		{"GET", "/v2/ids", 404},
+	} {
+		req, _ := http.NewRequest(tc.method, hs.URL+tc.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, resp.StatusCode, tc.status)
+		}
+	}
+}

@@ -28,7 +28,7 @@
 //	  "version": 1,
 //	  "sequences": {
 //	    "default": {
-//	      "definition": "id64 epoch=1288834974657 unit=1ms node=10 seq=12 worker=0",
+//	      "definition": "id64 layout=\"41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z\" datacenter=0 worker=0",
 //	      "reserved": 1834567891234,
 //	      "updated": "2026-03-01T12:00:00Z"
 //	    }
