@@ -40,6 +40,11 @@ func (s *Server) Handler() http.Handler {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{Registry: s.cfg.Registry}))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET")
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use GET, not "+r.Method)
+			return
+		}
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
 	return mux
@@ -103,6 +108,12 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, op string) *sequ
 }
 
 func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead {
+		// A HEAD would issue IDs and throw them away.
+		w.Header().Set("Allow", "GET")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
 	seq := s.lookup(w, r, "ids")
 	if seq == nil {
 		return
