@@ -102,12 +102,33 @@ func (c *conn) interrupt() {
 	c.nc.SetReadDeadline(time.Unix(1, 0))
 }
 
+// lingerTimeout bounds how long a connection ended by Shutdown waits for
+// the client to close after the last reply (net/http waits 500 ms).
+const lingerTimeout = time.Second
+
+// closeWrite ends a connection at Shutdown without a reset: closing a socket
+// with requests still unread makes the kernel reset the connection and drop
+// the replies not yet sent. It half-closes, so the client reads every reply
+// and then the end of the stream, and drops what the client still sends
+// until it closes too, for at most lingerTimeout.
+func (c *conn) closeWrite() {
+	cw, ok := c.nc.(interface{ CloseWrite() error })
+	if !ok || cw.CloseWrite() != nil {
+		return
+	}
+	c.nc.SetReadDeadline(time.Now().Add(lingerTimeout))
+	io.Copy(io.Discard, c.nc)
+}
+
 // serve runs the connection: the optional auth frame, then requests until
 // an error, the idle timeout or Shutdown.
 func (c *conn) serve() {
 	s := c.s
 	reason := "eof"
 	defer func() {
+		if reason == "shutdown" {
+			c.closeWrite()
+		}
 		c.nc.Close()
 		s.mu.Lock()
 		delete(s.conns, c)
@@ -153,6 +174,9 @@ func (c *conn) serve() {
 		}
 		n, err := wire.ReadRequest(r)
 		if err != nil {
+			// A bad request byte comes out of the buffer: the replies to
+			// the good requests read before it are still owed.
+			c.flush(out)
 			reason = c.readFailure(err, "request")
 			return
 		}

@@ -38,6 +38,8 @@ type sequence struct {
 	writes  atomic.Uint64 // successful store writes
 	errs    atomic.Uint64 // failed store writes
 
+	seenHits uint64 // owned by the keeper: ceiling hits already answered
+
 	mu     sync.Mutex
 	raised chan struct{} // guarded by mu: closed and replaced when R rises
 }
@@ -85,12 +87,15 @@ func openSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 	if !cfg.Floor.IsZero() {
 		s.floor = max(s.floor, probe.tick(cfg.Floor))
 	}
-	// Rule 1: reserve before the first ID.
-	first := max(s.floor, probe.tick(s.clock.Now())) + s.window
-	if err := s.store.Save(s.name, Record{Definition: def, Reserved: max(first, rec.Reserved)}); err != nil {
+	// Rule 1: reserve before the first ID. A reservation still ahead of the
+	// clock (a restart within the window) is kept as it is, not pushed a
+	// window further: a daemon restarting in a loop must not run away from
+	// its clock. The keeper extends it once IDs are wanted above it.
+	first := max(rec.Reserved, s.floor, probe.tick(s.clock.Now())+s.window)
+	if err := s.store.Save(s.name, Record{Definition: def, Reserved: first}); err != nil {
 		return nil, fmt.Errorf("sequence %q: reserving: %w", sc.Name, err)
 	}
-	s.durable.Store(max(first, rec.Reserved))
+	s.durable.Store(first)
 	s.writes.Add(1)
 	s.gen, err = newGenerator(sc, genConfig{
 		clock: cfg.Clock, policy: cfg.Policy, maxAhead: cfg.MaxAhead, maxWait: cfg.MaxWait,
@@ -137,8 +142,19 @@ func (s *sequence) keep(stop <-chan struct{}) {
 // the later of the clock and the last tick issued. It raises the
 // generator's ceiling only after the store made the new R durable.
 func (s *sequence) extend() error {
-	base := max(s.gen.tick(s.clock.Now()), s.gen.lastTick())
+	// The tick IDs are wanted at: the clock's, the last one issued (Borrow
+	// runs ahead), and the ceiling itself when a caller hit it. The floor
+	// alone wants nothing: counting it would move the reservation a window
+	// ahead at every restart.
+	base := s.gen.tick(s.clock.Now())
 	r := s.durable.Load()
+	if last := s.gen.lastTick(); last > s.floor {
+		base = max(base, last)
+	}
+	if hits := s.gen.stats().CeilingHits; hits != s.seenHits {
+		s.seenHits = hits
+		base = max(base, r)
+	}
 	if r > base && r-base > s.low {
 		return nil
 	}

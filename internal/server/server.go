@@ -179,8 +179,16 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 	}
 	s.mu.Unlock()
 
+	// Wait until no ID is being issued and every connection has written
+	// the replies it owes and closed.
 	var err error
-	for s.inUse.Load() != 0 && err == nil {
+	for err == nil {
+		s.mu.Lock()
+		open := len(s.conns)
+		s.mu.Unlock()
+		if s.inUse.Load() == 0 && open == 0 {
+			break
+		}
 		select {
 		case <-s.idle:
 		case <-ctx.Done():
