@@ -40,6 +40,12 @@ type sequence struct {
 
 	seenHits uint64 // owned by the keeper: ceiling hits already answered
 
+	// turn serves requests one at a time in arrival order: a channel's
+	// blocked senders queue first in, first out. Without it, callers
+	// waiting for the next tick race for it, and under saturation a
+	// connection can lose several ticks in a row while others win.
+	turn chan struct{}
+
 	mu     sync.Mutex
 	raised chan struct{} // guarded by mu: closed and replaced when R rises
 }
@@ -68,6 +74,7 @@ func openSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 		clock: cfg.Clock, store: cfg.Store, policy: cfg.Policy, maxWait: cfg.MaxWait, maxAhead: cmp.Or(cfg.MaxAhead, time.Second),
 		log:    cfg.Logger.With("seq", sc.Name),
 		raised: make(chan struct{}),
+		turn:   make(chan struct{}, 1),
 	}
 	if s.format == "" {
 		s.format = Format64
@@ -204,6 +211,8 @@ func (s *sequence) awaitRaise(c uint64, stop <-chan struct{}) bool {
 // fill64 fills dst with IDs, waiting for the keeper when the reservation
 // ceiling is reached.
 func (s *sequence) fill64(dst []id64.ID, stop <-chan struct{}) error {
+	s.turn <- struct{}{}
+	defer func() { <-s.turn }()
 	i := 0
 	for {
 		n, err := s.gen.fill64(dst[i:])
@@ -221,6 +230,8 @@ func (s *sequence) fill64(dst []id64.ID, stop <-chan struct{}) error {
 // appendText appends n IDs' text to dst, each followed by sep, waiting for
 // the keeper when the reservation ceiling is reached.
 func (s *sequence) appendText(dst []byte, n int, each func(dst []byte, id []byte) []byte, stop <-chan struct{}) ([]byte, error) {
+	s.turn <- struct{}{}
+	defer func() { <-s.turn }()
 	var buf [32]byte
 	for i := 0; i < n; {
 		text, err := s.gen.appendText(buf[:0])
