@@ -11,7 +11,9 @@ import (
 	"github.com/floeid/floe/id96"
 )
 
-// generator is what a sequence needs of the generator of its format.
+// generator is what a sequence needs of the generator of its format. The
+// library's generators share the reservation methods; the format-specific
+// ones are adapted below.
 type generator interface {
 	// fill64 fills dst with 64-bit IDs (id64 only).
 	fill64(dst []id64.ID) (int, error)
@@ -19,16 +21,11 @@ type generator interface {
 	appendText(dst []byte) ([]byte, error)
 	// inspect decodes the text of an ID of this sequence.
 	inspect(s string) (any, error)
-	stats() floe.Stats
-	lastTick() uint64
-	ceiling() uint64
-	raise(tick uint64)
-	need() <-chan struct{}
-	// tick and tickTime convert between the clock and the format's ticks.
-	tick(t time.Time) uint64
-	tickTime(tick uint64) time.Time
-	// end is when the format's time runs out.
-	end() time.Time
+
+	Stats() floe.Stats
+	LastTick() uint64
+	RaiseCeiling(tick uint64)
+	Need() <-chan struct{}
 }
 
 // genConfig is what every format's generator takes.
@@ -86,9 +83,10 @@ func newGenerator(sc SequenceConfig, gc genConfig) (generator, error) {
 	return nil, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
 }
 
-// definition is the canonical text a Store records for sc: everything that,
-// changed, could make the new IDs collide with the old.
-func definition(sc SequenceConfig) (string, error) {
+// describe returns the canonical text a Store records for sc (everything
+// that, changed, could make the new IDs collide with the old) and the ticks
+// of its format.
+func describe(sc SequenceConfig) (string, ticks, error) {
 	switch sc.Format {
 	case Format64, "":
 		l := sc.Layout
@@ -96,22 +94,24 @@ func definition(sc SequenceConfig) (string, error) {
 			l = id64.Twitter
 		}
 		if err := l.Validate(); err != nil {
-			return "", fmt.Errorf("sequence %q: %w", sc.Name, err)
+			return "", ticks{}, fmt.Errorf("sequence %q: %w", sc.Name, err)
 		}
-		return fmt.Sprintf("id64 layout=%q datacenter=%d worker=%d", l.String(), sc.Datacenter, sc.Worker), nil
+		def := fmt.Sprintf("id64 layout=%q datacenter=%d worker=%d", l.String(), sc.Datacenter, sc.Worker)
+		return def, ticks{l.Epoch, l.Unit, l.MaxTick()}, nil
 	case Format80:
-		return fmt.Sprintf("id80 partition=%d", sc.Node), nil
+		return fmt.Sprintf("id80 partition=%d", sc.Node), ticks{id80.Epoch, id80.TimeUnit, id80.MaxTimestamp}, nil
 	case Format96:
-		return fmt.Sprintf("id96 node=%d", sc.Node), nil
+		return fmt.Sprintf("id96 node=%d", sc.Node), ticks{time.Unix(0, 0), 1 << 17, id96.MaxTick}, nil
 	}
-	return "", fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
+	return "", ticks{}, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
 }
 
-// ticks converts times to ticks of unit since epoch, clamping times before
-// the epoch to tick 0.
+// ticks converts times to a format's ticks: units since its epoch, up to
+// its last tick. Times before the epoch clamp to tick 0.
 type ticks struct {
 	epoch time.Time
 	unit  time.Duration
+	last  uint64
 }
 
 func (k ticks) tick(t time.Time) uint64 {
@@ -131,11 +131,14 @@ func (k ticks) tickTime(tick uint64) time.Time {
 	return k.epoch.Add(time.Duration(tick) * k.unit)
 }
 
-type gen64 struct{ g *id64.Generator }
+// end is when the format's time runs out.
+func (k ticks) end() time.Time { return k.tickTime(k.last + 1) }
 
-func (g gen64) fill64(dst []id64.ID) (int, error) { return g.g.NextN(dst) }
+type gen64 struct{ *id64.Generator }
+
+func (g gen64) fill64(dst []id64.ID) (int, error) { return g.NextN(dst) }
 func (g gen64) appendText(dst []byte) ([]byte, error) {
-	id, err := g.g.Next()
+	id, err := g.Next()
 	if err != nil {
 		return dst, err
 	}
@@ -146,32 +149,19 @@ func (g gen64) inspect(s string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := g.g.Layout()
+	l := g.Layout()
 	return struct {
 		ID     id64.ID `json:"id"`
 		Layout string  `json:"layout"`
 		id64.Parts
 	}{id, l.String(), l.Parts(id)}, nil
 }
-func (g gen64) stats() floe.Stats     { return g.g.Stats() }
-func (g gen64) lastTick() uint64      { return g.g.LastTick() }
-func (g gen64) ceiling() uint64       { return g.g.Ceiling() }
-func (g gen64) raise(t uint64)        { g.g.RaiseCeiling(t) }
-func (g gen64) need() <-chan struct{} { return g.g.Need() }
-func (g gen64) tick(t time.Time) uint64 {
-	l := g.g.Layout()
-	return ticks{l.Epoch, l.Unit}.tick(t)
-}
-func (g gen64) tickTime(tick uint64) time.Time { return g.g.Layout().TickTime(tick) }
-func (g gen64) end() time.Time                 { return g.g.Layout().End() }
 
-type gen80 struct{ g *id80.Generator }
-
-var ticks80 = ticks{id80.Epoch, id80.TimeUnit}
+type gen80 struct{ *id80.Generator }
 
 func (g gen80) fill64([]id64.ID) (int, error) { return 0, ErrBinaryFormat }
 func (g gen80) appendText(dst []byte) ([]byte, error) {
-	id, err := g.g.New(0)
+	id, err := g.New(0)
 	if err != nil {
 		return dst, err
 	}
@@ -193,22 +183,12 @@ func (g gen80) inspect(s string) (any, error) {
 		Sequence  uint16    `json:"sequence"`
 	}{id, p.Time, p.Timestamp, p.TickTock, p.Meta, p.Partition.Uint16(), p.Sequence}, nil
 }
-func (g gen80) stats() floe.Stats              { return g.g.Stats() }
-func (g gen80) lastTick() uint64               { return g.g.LastTick() }
-func (g gen80) ceiling() uint64                { return g.g.Ceiling() }
-func (g gen80) raise(t uint64)                 { g.g.RaiseCeiling(t) }
-func (g gen80) need() <-chan struct{}          { return g.g.Need() }
-func (g gen80) tick(t time.Time) uint64        { return ticks80.tick(t) }
-func (g gen80) tickTime(tick uint64) time.Time { return ticks80.tickTime(tick) }
-func (g gen80) end() time.Time                 { return ticks80.tickTime(id80.MaxTimestamp + 1) }
 
-type gen96 struct{ g *id96.Generator }
-
-var ticks96 = ticks{time.Unix(0, 0), 1 << 17}
+type gen96 struct{ *id96.Generator }
 
 func (g gen96) fill64([]id64.ID) (int, error) { return 0, ErrBinaryFormat }
 func (g gen96) appendText(dst []byte) ([]byte, error) {
-	id, err := g.g.Next()
+	id, err := g.Next()
 	if err != nil {
 		return dst, err
 	}
@@ -229,11 +209,3 @@ func (g gen96) inspect(s string) (any, error) {
 		Sequence uint16    `json:"sequence"`
 	}{id, p.Time, p.Tick, uint8(p.Drift), p.Node, p.Sequence}, nil
 }
-func (g gen96) stats() floe.Stats              { return g.g.Stats() }
-func (g gen96) lastTick() uint64               { return g.g.LastTick() }
-func (g gen96) ceiling() uint64                { return g.g.Ceiling() }
-func (g gen96) raise(t uint64)                 { g.g.RaiseCeiling(t) }
-func (g gen96) need() <-chan struct{}          { return g.g.Need() }
-func (g gen96) tick(t time.Time) uint64        { return ticks96.tick(t) }
-func (g gen96) tickTime(tick uint64) time.Time { return ticks96.tickTime(tick) }
-func (g gen96) end() time.Time                 { return ticks96.tickTime(id96.MaxTick + 1) }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -76,16 +75,7 @@ func authorize(r *http.Request, seq *sequence) bool {
 		return true
 	}
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return false
-	}
-	found := false
-	for _, t := range seq.tokens {
-		if subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
-			found = true
-		}
-	}
-	return found
+	return ok && seq.hasToken([]byte(token))
 }
 
 // lookup resolves the request's sequence and checks its token, writing the
@@ -211,8 +201,8 @@ func (s *Server) handleSequences(w http.ResponseWriter, r *http.Request) {
 		rr := seq.durable.Load()
 		list = append(list, sequenceInfo{
 			Name: seq.name, Format: seq.format, Definition: seq.def, Default: i == 0,
-			Auth: len(seq.tokens) > 0, Reserved: rr, ReservedTime: seq.gen.tickTime(rr + 1).UTC(),
-			LastTick: seq.gen.lastTick(), Ready: seq.ready() == nil && !s.closing.Load(),
+			Auth: len(seq.tokens) > 0, Reserved: rr, ReservedTime: seq.ticks.tickTime(rr + 1).UTC(),
+			LastTick: seq.gen.LastTick(), Ready: seq.ready() == nil && !s.closing.Load(),
 		})
 	}
 	s.m.httpRequest("sequences", "ok")

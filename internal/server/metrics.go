@@ -147,7 +147,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	for _, seq := range c.s.seqs {
-		st := seq.gen.stats()
+		st := seq.gen.Stats()
 		counter(descIssued, float64(st.Issued), seq.name, string(seq.format))
 		counter(descRegressions, float64(st.Regressions), seq.name, seq.policy.String())
 		counter(descWaits, float64(st.Waits), seq.name)
@@ -155,11 +155,11 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		counter(descBorrowed, float64(st.Borrowed), seq.name)
 		counter(descExhausted, float64(st.Exhausted), seq.name)
 		counter(descCeilingHits, float64(st.CeilingHits), seq.name)
-		end := seq.gen.tickTime(seq.durable.Load() + 1)
+		end := seq.ticks.tickTime(seq.durable.Load() + 1)
 		gauge(descHeadroom, end.Sub(seq.clock.Now()).Seconds(), seq.name)
 		counter(descWrites, float64(seq.writes.Load()), seq.name, "ok")
 		counter(descWrites, float64(seq.errs.Load()), seq.name, "error")
-		gauge(descExhaustion, float64(seq.gen.end().Unix()), seq.name)
+		gauge(descExhaustion, float64(seq.ticks.end().Unix()), seq.name)
 	}
 	ready := 0.0
 	if c.s.Ready() == nil {

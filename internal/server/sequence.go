@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,6 +22,7 @@ type sequence struct {
 	def    string    // immutable: the recorded definition
 	tokens []string  // immutable
 	gen    generator // immutable
+	ticks  ticks     // immutable: the format's time
 	clock  floe.Clock
 	store  Store
 	log    *slog.Logger
@@ -53,7 +55,7 @@ type sequence struct {
 // openSequence loads the record of sc, checks its definition, reserves the
 // first window durably and returns the sequence ready to issue.
 func openSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
-	def, err := definition(sc)
+	def, k, err := describe(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -64,23 +66,14 @@ func openSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 	if ok && rec.Definition != def {
 		return nil, fmt.Errorf("%w: sequence %q was %s and is now %s; use a new sequence name (or a new state directory with a floor above the old IDs)", ErrDefinition, sc.Name, rec.Definition, def)
 	}
-	// A probe generator converts times to this format's ticks.
-	probe, err := newGenerator(sc, genConfig{clock: cfg.Clock, maxWait: cfg.MaxWait})
-	if err != nil {
-		return nil, fmt.Errorf("sequence %q: %w", sc.Name, err)
-	}
 	s := &sequence{
-		name: sc.Name, format: sc.Format, def: def, tokens: sc.Tokens,
+		name: sc.Name, format: cmp.Or(sc.Format, Format64), def: def, tokens: sc.Tokens, ticks: k,
 		clock: cfg.Clock, store: cfg.Store, policy: cfg.Policy, maxWait: cfg.MaxWait, maxAhead: cmp.Or(cfg.MaxAhead, time.Second),
 		log:    cfg.Logger.With("seq", sc.Name),
 		raised: make(chan struct{}),
 		turn:   make(chan struct{}, 1),
 	}
-	if s.format == "" {
-		s.format = Format64
-	}
-	unit := probe.tickTime(1).Sub(probe.tickTime(0))
-	s.window = max(uint64(cfg.Window/unit), 2)
+	s.window = max(uint64(cfg.Window/k.unit), 2)
 	s.low = s.window / 2
 
 	// Rule 2: start strictly above the recorded reservation, or above the
@@ -92,27 +85,29 @@ func openSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 		s.floor = rec.Reserved
 	}
 	if !cfg.Floor.IsZero() {
-		s.floor = max(s.floor, probe.tick(cfg.Floor))
+		s.floor = max(s.floor, k.tick(cfg.Floor))
 	}
 	// Rule 1: reserve before the first ID. A reservation still ahead of the
 	// clock (a restart within the window) is kept as it is, not pushed a
 	// window further: a daemon restarting in a loop must not run away from
 	// its clock. The keeper extends it once IDs are wanted above it.
-	first := max(rec.Reserved, s.floor, probe.tick(s.clock.Now())+s.window)
+	first := max(rec.Reserved, s.floor, k.tick(s.clock.Now())+s.window)
+	// The generator validates the rest of sc before anything is written;
+	// it issues nothing before openSequence returns.
+	s.gen, err = newGenerator(sc, genConfig{
+		clock: cfg.Clock, policy: cfg.Policy, maxAhead: cfg.MaxAhead, maxWait: cfg.MaxWait,
+		floor: s.floor, ceiling: first, lowWater: time.Duration(s.low) * k.unit,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sequence %q: %w", sc.Name, err)
+	}
 	if err := s.store.Save(s.name, Record{Definition: def, Reserved: first}); err != nil {
 		return nil, fmt.Errorf("sequence %q: reserving: %w", sc.Name, err)
 	}
 	s.durable.Store(first)
 	s.writes.Add(1)
-	s.gen, err = newGenerator(sc, genConfig{
-		clock: cfg.Clock, policy: cfg.Policy, maxAhead: cfg.MaxAhead, maxWait: cfg.MaxWait,
-		floor: s.floor, ceiling: s.durable.Load(), lowWater: time.Duration(s.low) * unit,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("sequence %q: %w", sc.Name, err)
-	}
 	s.log.Info("sequence ready", "format", s.format, "definition", def,
-		"floor", s.floor, "floor_time", probe.tickTime(s.floor), "reserved", s.durable.Load(),
+		"floor", s.floor, "floor_time", k.tickTime(s.floor), "reserved", first,
 		"clean_stop", ok && rec.Last != 0)
 	return s, nil
 }
@@ -121,7 +116,7 @@ func openSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 func (s *sequence) keep(stop <-chan struct{}) {
 	// Check a few times per window even without a signal, so the
 	// reservation follows the clock through idle times.
-	every := time.Duration(s.low) * (s.gen.tickTime(1).Sub(s.gen.tickTime(0))) / 2
+	every := time.Duration(s.low) * s.ticks.unit / 2
 	t := time.NewTicker(max(every, time.Millisecond))
 	defer t.Stop()
 	backoff := time.Duration(0)
@@ -129,7 +124,7 @@ func (s *sequence) keep(stop <-chan struct{}) {
 		select {
 		case <-stop:
 			return
-		case <-s.gen.need():
+		case <-s.gen.Need():
 		case <-t.C:
 		}
 		if err := s.extend(); err != nil {
@@ -153,12 +148,12 @@ func (s *sequence) extend() error {
 	// runs ahead), and the ceiling itself when a caller hit it. The floor
 	// alone wants nothing: counting it would move the reservation a window
 	// ahead at every restart.
-	base := s.gen.tick(s.clock.Now())
+	base := s.ticks.tick(s.clock.Now())
 	r := s.durable.Load()
-	if last := s.gen.lastTick(); last > s.floor {
+	if last := s.gen.LastTick(); last > s.floor {
 		base = max(base, last)
 	}
-	if hits := s.gen.stats().CeilingHits; hits != s.seenHits {
+	if hits := s.gen.Stats().CeilingHits; hits != s.seenHits {
 		s.seenHits = hits
 		base = max(base, r)
 	}
@@ -178,7 +173,7 @@ func (s *sequence) extend() error {
 		s.log.Info("reservation extended again", "reserved", target)
 	}
 	s.durable.Store(target)
-	s.gen.raise(target)
+	s.gen.RaiseCeiling(target)
 	s.mu.Lock()
 	close(s.raised)
 	s.raised = make(chan struct{})
@@ -186,9 +181,15 @@ func (s *sequence) extend() error {
 	return nil
 }
 
-// awaitRaise waits until the reservation rises above c, for at most the
-// sequence's MaxWait or until stop closes; it reports whether it rose.
-func (s *sequence) awaitRaise(c uint64, stop <-chan struct{}) bool {
+// awaitRaise reports whether err is the reservation ceiling and the keeper
+// raised the reservation above it, waiting for at most the sequence's
+// MaxWait or until stop closes: the caller then tries again.
+func (s *sequence) awaitRaise(err error, stop <-chan struct{}) bool {
+	var ce *floe.CeilingError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	c := ce.Ceiling
 	timer := time.NewTimer(s.maxWait)
 	defer timer.Stop()
 	for {
@@ -208,6 +209,18 @@ func (s *sequence) awaitRaise(c uint64, stop <-chan struct{}) bool {
 	}
 }
 
+// hasToken reports whether token is one of the sequence's, comparing with
+// each in constant time.
+func (s *sequence) hasToken(token []byte) bool {
+	found := false
+	for _, t := range s.tokens {
+		if subtle.ConstantTimeCompare([]byte(t), token) == 1 {
+			found = true
+		}
+	}
+	return found
+}
+
 // fill64 fills dst with IDs, waiting for the keeper when the reservation
 // ceiling is reached.
 func (s *sequence) fill64(dst []id64.ID, stop <-chan struct{}) error {
@@ -220,14 +233,13 @@ func (s *sequence) fill64(dst []id64.ID, stop <-chan struct{}) error {
 		if err == nil {
 			return nil
 		}
-		var ce *floe.CeilingError
-		if !errors.As(err, &ce) || !s.awaitRaise(ce.Ceiling, stop) {
+		if !s.awaitRaise(err, stop) {
 			return err
 		}
 	}
 }
 
-// appendText appends n IDs' text to dst, each followed by sep, waiting for
+// appendText appends n IDs' text to dst, each through each, waiting for
 // the keeper when the reservation ceiling is reached.
 func (s *sequence) appendText(dst []byte, n int, each func(dst []byte, id []byte) []byte, stop <-chan struct{}) ([]byte, error) {
 	s.turn <- struct{}{}
@@ -236,8 +248,7 @@ func (s *sequence) appendText(dst []byte, n int, each func(dst []byte, id []byte
 	for i := 0; i < n; {
 		text, err := s.gen.appendText(buf[:0])
 		if err != nil {
-			var ce *floe.CeilingError
-			if !errors.As(err, &ce) || !s.awaitRaise(ce.Ceiling, stop) {
+			if !s.awaitRaise(err, stop) {
 				return dst, err
 			}
 			continue
@@ -257,8 +268,8 @@ func (s *sequence) ready() error {
 	if s.policy == floe.Borrow {
 		now = now.Add(s.maxAhead)
 	}
-	if t := s.gen.tick(now); t <= s.floor && s.gen.lastTick() <= s.floor {
-		behind := s.gen.tickTime(s.floor + 1).Sub(now)
+	if t := s.ticks.tick(now); t <= s.floor && s.gen.LastTick() <= s.floor {
+		behind := s.ticks.tickTime(s.floor + 1).Sub(now)
 		return fmt.Errorf("%w: %s: the clock is %v behind the reservation of the previous run", ErrNotReady, s.name, behind)
 	}
 	return nil
@@ -267,7 +278,7 @@ func (s *sequence) ready() error {
 // stopClean records the last tick issued, so the next start need not wait
 // out the reservation window. The caller guarantees no more IDs are issued.
 func (s *sequence) stopClean() error {
-	last := s.gen.lastTick()
+	last := s.gen.LastTick()
 	r := s.durable.Load()
 	if last > r { // cannot happen: the ceiling is R
 		last = r

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -95,15 +94,13 @@ func (s *Server) sequence(name string) (*sequence, error) {
 	return nil, fmt.Errorf("%w: %q", ErrUnknownSequence, name)
 }
 
-// byToken returns the sequence token selects, comparing in constant time
-// with every token configured.
+// byToken returns the sequence token selects, or nil. Every sequence's
+// tokens are compared, in constant time.
 func (s *Server) byToken(token []byte) *sequence {
 	var found *sequence
 	for _, seq := range s.seqs {
-		for _, t := range seq.tokens {
-			if subtle.ConstantTimeCompare([]byte(t), token) == 1 {
-				found = seq
-			}
+		if seq.hasToken(token) {
+			found = seq
 		}
 	}
 	return found

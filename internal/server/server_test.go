@@ -492,6 +492,9 @@ func TestNew_Refuses(t *testing.T) {
 				}
 				t.Errorf("got %v, want %v", err, tc.want)
 			}
+			if ms, ok := tc.cfg.Store.(*memStore); ok && tc.want == ErrConfig && ms.saves != 0 {
+				t.Errorf("a refused configuration wrote %d reservations", ms.saves)
+			}
 		})
 	}
 }
