@@ -24,7 +24,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("-format %q: want id64, id80 or id96", *format)
 	}
-	l, err := layoutByName(*layout)
+	l, err := id64.LayoutByName(*layout)
 	if err != nil {
 		return err
 	}

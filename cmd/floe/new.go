@@ -42,7 +42,7 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 	var next func() (text string, num *big.Int, err error)
 	switch *format {
 	case "id64":
-		l, err := layoutByName(*layout)
+		l, err := id64.LayoutByName(*layout)
 		if err != nil {
 			return err
 		}

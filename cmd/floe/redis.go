@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/redisgen"
 )
 
@@ -42,7 +43,7 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := []redisgen.Option{redisgen.WithKeyPrefix(*prefix), redisgen.WithAuth(*username, *password)}
 	if *layoutName != "" {
-		l, err := layoutByName(*layoutName)
+		l, err := id64.LayoutByName(*layoutName)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -174,11 +175,11 @@ func (c *Config) ParseFlags(args []string, getenv func(string) string, stderr io
 	fs.Var(&listFlag{&c.Tokens, c.Tokens != nil}, "token", "a token selecting a sequence, seq=token, repeatable ($FLOE_TOKENS, comma-separated)")
 	c.Token = env("FLOE_TOKEN", getenv("NOEQ_TOKEN"))
 	c.MaxConns = envInt("FLOE_MAX_CONNS")
-	fs.IntVar(&c.MaxConns, "max-conns", cmp(c.MaxConns, 4096), "most open binary connections ($FLOE_MAX_CONNS)")
+	fs.IntVar(&c.MaxConns, "max-conns", cmp.Or(c.MaxConns, 4096), "most open binary connections ($FLOE_MAX_CONNS)")
 	fs.DurationVar(&c.AuthTimeout, "auth-timeout", envDur("FLOE_AUTH_TIMEOUT", 5*time.Second), "time to complete the auth frame ($FLOE_AUTH_TIMEOUT)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", envDur("FLOE_IDLE_TIMEOUT", 5*time.Minute), "close binary connections idle this long ($FLOE_IDLE_TIMEOUT)")
 	c.MaxHTTPIDs = envInt("FLOE_MAX_HTTP_IDS")
-	fs.IntVar(&c.MaxHTTPIDs, "max-http-ids", cmp(c.MaxHTTPIDs, 1000), "most IDs per HTTP request ($FLOE_MAX_HTTP_IDS)")
+	fs.IntVar(&c.MaxHTTPIDs, "max-http-ids", cmp.Or(c.MaxHTTPIDs, 1000), "most IDs per HTTP request ($FLOE_MAX_HTTP_IDS)")
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", envDur("FLOE_SHUTDOWN_TIMEOUT", 10*time.Second), "time a graceful shutdown waits for in-flight replies ($FLOE_SHUTDOWN_TIMEOUT)")
 	str(&c.LogFormat, "", "log-format", "FLOE_LOG_FORMAT", "text", "log format: text or json")
 	str(&c.LogLevel, "", "log-level", "FLOE_LOG_LEVEL", "info", "log level: debug, info, warn or error")
@@ -196,13 +197,6 @@ func (c *Config) ParseFlags(args []string, getenv func(string) string, stderr io
 	}
 	c.Policy = p
 	return nil
-}
-
-func cmp(v, def int) int {
-	if v != 0 {
-		return v
-	}
-	return def
 }
 
 // sequences returns the server's sequences: "default" (id64 with the
