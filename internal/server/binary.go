@@ -134,6 +134,7 @@ func (c *conn) serve() {
 		delete(s.conns, c)
 		s.mu.Unlock()
 		s.m.connClosed(reason)
+		s.progress()
 	}()
 	r := bufio.NewReaderSize(c.nc, readerSize)
 	seq, why := c.auth(r)

@@ -24,7 +24,7 @@ type Server struct {
 	closing atomic.Bool
 	stop    chan struct{} // closed by Shutdown: waits end, keepers stop
 	inUse   atomic.Int64  // requests and connections issuing IDs now
-	idle    chan struct{} // signalled when inUse drops to 0 while closing
+	idle    chan struct{} // signalled while closing when a request or connection ends
 	keepers sync.WaitGroup
 
 	mu        sync.Mutex
@@ -72,16 +72,6 @@ func New(cfg Config) (*Server, error) {
 		}()
 	}
 	return s, nil
-}
-
-// Sequence returns the named sequence's format, or ErrUnknownSequence; ""
-// names the default sequence.
-func (s *Server) Sequence(name string) (Format, error) {
-	seq, err := s.sequence(name)
-	if err != nil {
-		return "", err
-	}
-	return seq.format, nil
 }
 
 func (s *Server) sequence(name string) (*sequence, error) {
@@ -134,7 +124,14 @@ func (s *Server) begin() bool {
 }
 
 func (s *Server) end() {
-	if s.inUse.Add(-1) == 0 && s.closing.Load() {
+	if s.inUse.Add(-1) == 0 {
+		s.progress()
+	}
+}
+
+// progress wakes a Shutdown waiting for requests and connections to end.
+func (s *Server) progress() {
+	if s.closing.Load() {
 		select {
 		case s.idle <- struct{}{}:
 		default:
