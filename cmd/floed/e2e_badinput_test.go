@@ -56,26 +56,14 @@ func TestE2E_BadInput(t *testing.T) {
 
 	t.Run("wrong token", func(t *testing.T) {
 		for _, bad := range []string{"the-wrong-token", "", "the-right-token-and-more", "the-right-toke"} {
-			c, err := dialNoeq(withToken.Bin, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.Write(append(authFrame(bad), 1, 2, 3))
-			if err := closedWithout(c, 10*time.Second); err != nil {
+			if err := sendClosed(withToken.Bin, "", append(authFrame(bad), 1, 2, 3), 10*time.Second); err != nil {
 				t.Errorf("token %q: %v", bad, err)
 			}
-			c.Close()
 		}
 		// No auth frame at all.
-		c, err := dialNoeq(withToken.Bin, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Write(requests(5))
-		if err := closedWithout(c, 10*time.Second); err != nil {
+		if err := sendClosed(withToken.Bin, "", requests(5), 10*time.Second); err != nil {
 			t.Errorf("no auth frame: %v", err)
 		}
-		c.Close()
 	})
 
 	t.Run("auth frame without a token configured", func(t *testing.T) {
@@ -101,15 +89,9 @@ func TestE2E_BadInput(t *testing.T) {
 			if d == withToken {
 				tok = token
 			}
-			c, err := dialNoeq(d.Bin, tok)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.Write(requests(0))
-			if err := closedWithout(c, 10*time.Second); err != nil {
+			if err := sendClosed(d.Bin, tok, requests(0), 10*time.Second); err != nil {
 				t.Errorf("request 0 (token %q): %v", tok, err)
 			}
-			c.Close()
 		}
 	})
 

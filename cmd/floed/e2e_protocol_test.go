@@ -53,15 +53,9 @@ func TestE2E_Protocol(t *testing.T) {
 			}
 
 			// Without the token the connection is closed.
-			nc, err := dialNoeq(f.Bin, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			nc.Write(requests(1))
-			if err := closedWithout(nc, 10*time.Second); err != nil {
+			if err := sendClosed(f.Bin, "", requests(1), 10*time.Second); err != nil {
 				t.Errorf("no auth frame: %v", err)
 			}
-			nc.Close()
 
 			// HTTP: the sequence's token is a bearer token.
 			bearer := []string{"Authorization", "Bearer " + token}

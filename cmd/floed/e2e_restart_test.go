@@ -172,15 +172,9 @@ func TestE2E_ClockBackAcrossRestart(t *testing.T) {
 						t.Errorf("/readyz: %d, want 503", ready)
 					}
 					for range 3 {
-						c, err := dialNoeq(f.Bin, "")
-						if err != nil {
-							t.Fatal(err)
-						}
-						c.Write(requests(1))
-						if err := closedWithout(c, 30*time.Second); err != nil {
+						if err := sendClosed(f.Bin, "", requests(1), 30*time.Second); err != nil {
 							t.Errorf("request with the clock an hour behind: %v", err)
 						}
-						c.Close()
 					}
 					if code, body := f.mustGet("/v1/ids?n=1"); code != http.StatusServiceUnavailable {
 						t.Errorf("GET /v1/ids with the clock an hour behind: %d %s, want 503", code, body)

@@ -368,6 +368,19 @@ func fetch(c net.Conn, counts ...int) ([]uint64, error) {
 
 // closedWithout reads from c until it closes and reports an error unless it
 // closes (EOF or reset) without sending any byte within wait.
+// sendClosed dials addr (with token's auth frame when token is not empty),
+// writes payload and checks the daemon closes the connection without
+// sending a byte.
+func sendClosed(addr, token string, payload []byte, wait time.Duration) error {
+	c, err := dialNoeq(addr, token)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.Write(payload)
+	return closedWithout(c, wait)
+}
+
 func closedWithout(c net.Conn, wait time.Duration) error {
 	c.SetReadDeadline(time.Now().Add(wait))
 	b, err := io.ReadAll(c)
