@@ -23,7 +23,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sync"
 	"syscall"
 	"time"
 
@@ -50,7 +49,7 @@ func version() string {
 }
 
 func main() {
-	m := NewMain(os.Stdout, os.Stderr)
+	m := NewMain(os.Stderr)
 	if err := m.Config.ParseFlags(os.Args[1:], os.Getenv, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -87,17 +86,12 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	stdout, stderr io.Writer
-
-	mu        sync.Mutex
-	binAddr   net.Addr // guarded by mu: where the binary protocol listens
-	httpAddr  net.Addr // guarded by mu
-	listening chan struct{}
+	stderr io.Writer
 }
 
 // NewMain returns a Main writing logs to stderr.
-func NewMain(stdout, stderr io.Writer) *Main {
-	return &Main{stdout: stdout, stderr: stderr, listening: make(chan struct{})}
+func NewMain(stderr io.Writer) *Main {
+	return &Main{stderr: stderr}
 }
 
 // Run serves until ctx is cancelled, then shuts down gracefully.
@@ -164,15 +158,6 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		go func() { errc <- hs.Serve(httpL) }()
 	}
-	m.mu.Lock()
-	if binL != nil {
-		m.binAddr = binL.Addr()
-	}
-	if httpL != nil {
-		m.httpAddr = httpL.Addr()
-	}
-	m.mu.Unlock()
-	close(m.listening)
 	m.Logger.Info("floed serving", "version", version(), "listen", addrString(binL), "http", addrString(httpL),
 		"state", state.Path(), "worker_id", c.Worker, "datacenter_id", c.Datacenter, "clock_policy", c.Policy.String(),
 		"reserve_window", c.Window, "sequences", len(seqs))
@@ -199,15 +184,6 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Logger.Info("stopped cleanly")
 	}
 	return errors.Join(errs...)
-}
-
-// Addrs waits until Run listens and returns the binary and HTTP addresses
-// (nil when disabled).
-func (m *Main) Addrs() (bin, web net.Addr) {
-	<-m.listening
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.binAddr, m.httpAddr
 }
 
 func addrString(l net.Listener) string {
