@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"redisgen":              {"", "id64"},
 	"internal/wire":         nil,
 	"internal/statefile":    nil,
-	"internal/server":       {"", "id64", "id80", "id96", "internal/wire"},
+	"internal/server":       {"", "id64", "id80", "id96", "internal/wire", "workerid"},
 	"client":                {"id64", "internal/wire"},
 	"workerid":              nil,
 	"workerid/workeridtest": {"workerid"},

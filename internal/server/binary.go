@@ -93,6 +93,8 @@ type conn struct {
 	nc net.Conn
 
 	interrupted atomic.Bool
+	seq         atomic.Pointer[sequence] // set once the auth frame chose it
+	dropped     atomic.Bool              // closed because its sequence stopped issuing
 }
 
 // interrupt makes a blocked read return, so that the connection ends after
@@ -129,6 +131,9 @@ func (c *conn) serve() {
 		if reason == "shutdown" {
 			c.closeWrite()
 		}
+		if c.dropped.Load() {
+			reason = "not_ready"
+		}
 		c.nc.Close()
 		s.mu.Lock()
 		delete(s.conns, c)
@@ -138,6 +143,13 @@ func (c *conn) serve() {
 	}()
 	r := bufio.NewReaderSize(c.nc, readerSize)
 	seq, why := c.auth(r)
+	if seq != nil {
+		c.seq.Store(seq)
+		if seq.term.Load() == nil { // its term ended before the Store
+			reason = "not_ready"
+			return
+		}
+	}
 	if seq == nil {
 		reason = why
 		return

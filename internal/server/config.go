@@ -9,6 +9,7 @@ import (
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/workerid"
 )
 
 // Format names an ID format a sequence issues.
@@ -33,6 +34,11 @@ type SequenceConfig struct {
 	Datacenter, Worker uint64
 	// Node is the id80 partition (0..65535) or the id96 node (1..2^32-1).
 	Node uint64
+	// Source hands out the sequence's worker ID and keeps its
+	// reservation: etcd or Redis in a cluster. Nil means the fixed node
+	// above (Datacenter and Worker, or Node) with its reservation in
+	// Config.Store, through a workerid.Static.
+	Source workerid.Source
 	// Tokens select this sequence on a binary connection (the auth frame)
 	// and authorize HTTP requests for it (Authorization: Bearer). A sequence
 	// without tokens is open to all.
@@ -66,7 +72,8 @@ type Config struct {
 	// default: binary connections without an auth frame and HTTP requests
 	// without ?seq= use it.
 	Sequences []SequenceConfig
-	// Store keeps the reservations; required.
+	// Store keeps the reservations of the sequences without a Source;
+	// required when there are any.
 	Store Store
 	// Clock is read for the time; nil means floe.MonotonicClock.
 	Clock floe.Clock
@@ -76,10 +83,15 @@ type Config struct {
 	Policy   floe.Policy
 	MaxAhead time.Duration
 	MaxWait  time.Duration
-	// Window is how far ahead of the clock a reservation reaches; zero means
-	// 2 s. A crash costs up to one window of waiting (policy Wait) or of
-	// running ahead (Borrow) at the next start.
+	// Window is how long one reservation write lasts: while serving, the
+	// keeper writes about once per window, reserving up to one and a half
+	// windows ahead of the clock. Zero means 2 s. A crash costs up to one
+	// and a half windows of waiting (policy Wait) or of running ahead
+	// (Borrow) at the worker ID's next start.
 	Window time.Duration
+	// ClaimTimeout bounds one claim of a worker ID and one reservation
+	// write; zero means 5 s.
+	ClaimTimeout time.Duration
 	// Floor is noeqd's time of death: nothing is issued at or before it.
 	Floor time.Time
 	// MaxConns bounds open binary connections; zero means 4096. Connections
@@ -110,6 +122,7 @@ const (
 	defaultIdleTimeout  = 5 * time.Minute
 	defaultMaxHTTPCount = 1000
 	defaultMaxWait      = 5 * time.Second
+	defaultClaimTimeout = 5 * time.Second
 	// minWindow keeps the keeper from writing the store more than a few
 	// hundred times a second.
 	minWindow = 10 * time.Millisecond
@@ -134,6 +147,9 @@ func (c *Config) setDefaults() {
 	if c.MaxHTTPCount == 0 {
 		c.MaxHTTPCount = defaultMaxHTTPCount
 	}
+	if c.ClaimTimeout == 0 {
+		c.ClaimTimeout = defaultClaimTimeout
+	}
 	if c.MaxWait == 0 {
 		c.MaxWait = defaultMaxWait
 	}
@@ -146,11 +162,9 @@ func (c *Config) validate() error {
 	switch {
 	case len(c.Sequences) == 0:
 		return fmt.Errorf("%w: no sequences", ErrConfig)
-	case c.Store == nil:
-		return fmt.Errorf("%w: no store for the reservations", ErrConfig)
 	case c.Window < minWindow:
 		return fmt.Errorf("%w: reservation window %v is below %v", ErrConfig, c.Window, minWindow)
-	case c.MaxConns < 0 || c.AuthTimeout < 0 || c.IdleTimeout < 0 || c.MaxHTTPCount < 0 || c.MaxAhead < 0 || c.MaxWait < 0:
+	case c.MaxConns < 0 || c.AuthTimeout < 0 || c.IdleTimeout < 0 || c.MaxHTTPCount < 0 || c.MaxAhead < 0 || c.MaxWait < 0 || c.ClaimTimeout < 0:
 		return fmt.Errorf("%w: negative limit", ErrConfig)
 	}
 	switch c.Policy {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"time"
@@ -19,8 +20,6 @@ type generator interface {
 	fill64(dst []id64.ID) (int, error)
 	// appendText appends one new ID's text to dst.
 	appendText(dst []byte) ([]byte, error)
-	// inspect decodes the text of an ID of this sequence.
-	inspect(s string) (any, error)
 
 	Stats() floe.Stats
 	LastTick() uint64
@@ -83,10 +82,11 @@ func newGenerator(sc SequenceConfig, gc genConfig) (generator, error) {
 	return nil, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
 }
 
-// describe returns the canonical text a Store records for sc (everything
-// that, changed, could make the new IDs collide with the old) and the ticks
-// of its format.
-func describe(sc SequenceConfig) (string, ticks, error) {
+// describe returns sc's spec (what a cluster records for it: everything
+// that, changed, could make new IDs collide with old ones, but the node),
+// its definition (the spec and its fixed node, what a local state file
+// records) and the ticks of its format.
+func describe(sc SequenceConfig) (spec, def string, k ticks, err error) {
 	switch sc.Format {
 	case Format64, "":
 		l := sc.Layout
@@ -94,16 +94,82 @@ func describe(sc SequenceConfig) (string, ticks, error) {
 			l = id64.Twitter
 		}
 		if err := l.Validate(); err != nil {
-			return "", ticks{}, fmt.Errorf("sequence %q: %w", sc.Name, err)
+			return "", "", ticks{}, fmt.Errorf("sequence %q: %w", sc.Name, err)
 		}
-		def := fmt.Sprintf("id64 layout=%q datacenter=%d worker=%d", l.String(), sc.Datacenter, sc.Worker)
-		return def, ticks{l.Epoch, l.Unit, l.MaxTick()}, nil
+		spec = fmt.Sprintf("id64 layout=%q", l.String())
+		return spec, fmt.Sprintf("%s datacenter=%d worker=%d", spec, sc.Datacenter, sc.Worker), ticks{l.Epoch, l.Unit, l.MaxTick()}, nil
 	case Format80:
-		return fmt.Sprintf("id80 partition=%d", sc.Node), ticks{id80.Epoch, id80.TimeUnit, id80.MaxTimestamp}, nil
+		return "id80", fmt.Sprintf("id80 partition=%d", sc.Node), ticks{id80.Epoch, id80.TimeUnit, id80.MaxTimestamp}, nil
 	case Format96:
-		return fmt.Sprintf("id96 node=%d", sc.Node), ticks{time.Unix(0, 0), 1 << 17, id96.MaxTick}, nil
+		return "id96", fmt.Sprintf("id96 node=%d", sc.Node), ticks{time.Unix(0, 0), 1 << 17, id96.MaxTick}, nil
 	}
-	return "", ticks{}, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
+	return "", "", ticks{}, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
+}
+
+// Spec returns the definition a cluster records for sc: its format and
+// layout (with the epoch and tick unit), without the node. Every node that
+// serves a named sequence must have the same spec.
+func Spec(sc SequenceConfig) (string, error) {
+	spec, _, _, err := describe(sc)
+	return spec, err
+}
+
+// maxWorkerIDs caps the worker IDs of a sequence in a cluster: a claim
+// probes them, so their number stays small. 65,536 covers every id64
+// layout's nodes up to 16 bits and id80's partitions.
+const maxWorkerIDs = 1 << 16
+
+// WorkerIDs returns how many worker IDs sc's format and layout have room
+// for: the nodes of its id64 layout (snowcast's 128..8192 is this choice),
+// id80's partitions, or 65,536 id96 nodes.
+func WorkerIDs(sc SequenceConfig) int {
+	if sc.Format == Format64 || sc.Format == "" {
+		l := cmp.Or(sc.Layout, id64.Twitter)
+		return int(min(l.MaxNode()+1, maxWorkerIDs))
+	}
+	return maxWorkerIDs
+}
+
+// StaticID returns the worker ID of sc's fixed node, as a Static source
+// holds it: the id64 node (datacenter and worker), the id80 partition, or
+// the id96 node minus one.
+func StaticID(sc SequenceConfig) (int, error) {
+	switch sc.Format {
+	case Format64, "":
+		l := cmp.Or(sc.Layout, id64.Twitter)
+		node, err := l.Node(sc.Datacenter, sc.Worker)
+		if err != nil {
+			return 0, fmt.Errorf("%w: sequence %q: %w", ErrConfig, sc.Name, err)
+		}
+		return int(node), nil
+	case Format80:
+		if sc.Node > id80.MaxPartition {
+			return 0, fmt.Errorf("%w: sequence %q: id80 partition %d above %d", ErrConfig, sc.Name, sc.Node, id80.MaxPartition)
+		}
+		return int(sc.Node), nil
+	case Format96:
+		if sc.Node == 0 || sc.Node > 1<<32-1 {
+			return 0, fmt.Errorf("%w: sequence %q: id96 node %d not in 1..%d (0 would be random)", ErrConfig, sc.Name, sc.Node, uint64(1<<32-1))
+		}
+		return int(sc.Node - 1), nil
+	}
+	return 0, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
+}
+
+// withNode returns sc with the node of worker ID id, the inverse of
+// StaticID.
+func withNode(sc SequenceConfig, id int) SequenceConfig {
+	switch sc.Format {
+	case Format64, "":
+		l := cmp.Or(sc.Layout, id64.Twitter)
+		sc.Datacenter = uint64(id) >> l.WorkerBits
+		sc.Worker = uint64(id) & l.MaxWorker()
+	case Format80:
+		sc.Node = uint64(id)
+	case Format96:
+		sc.Node = uint64(id) + 1
+	}
+	return sc
 }
 
 // ticks converts times to a format's ticks: units since its epoch, up to
@@ -144,12 +210,19 @@ func (g gen64) appendText(dst []byte) ([]byte, error) {
 	}
 	return id.AppendText(dst)
 }
-func (g gen64) inspect(s string) (any, error) {
+// inspect decodes the text of an ID of sc.
+func inspect(sc SequenceConfig, s string) (any, error) {
+	switch sc.Format {
+	case Format80:
+		return inspect80(s)
+	case Format96:
+		return inspect96(s)
+	}
 	id, err := id64.Parse(s)
 	if err != nil {
 		return nil, err
 	}
-	l := g.Layout()
+	l := cmp.Or(sc.Layout, id64.Twitter)
 	return struct {
 		ID     id64.ID `json:"id"`
 		Layout string  `json:"layout"`
@@ -167,7 +240,7 @@ func (g gen80) appendText(dst []byte) ([]byte, error) {
 	}
 	return id.AppendText(dst)
 }
-func (g gen80) inspect(s string) (any, error) {
+func inspect80(s string) (any, error) {
 	id, err := id80.Parse(s)
 	if err != nil {
 		return nil, err
@@ -194,7 +267,7 @@ func (g gen96) appendText(dst []byte) ([]byte, error) {
 	}
 	return id.AppendText(dst)
 }
-func (g gen96) inspect(s string) (any, error) {
+func inspect96(s string) (any, error) {
 	id, err := id96.Parse(s)
 	if err != nil {
 		return nil, err

@@ -168,7 +168,7 @@ func (s *Server) handleInspect(w http.ResponseWriter, r *http.Request) {
 	if seq == nil {
 		return
 	}
-	parts, err := seq.gen.inspect(r.PathValue("id"))
+	parts, err := inspect(seq.sc, r.PathValue("id"))
 	if err != nil {
 		s.m.httpRequest("inspect", "bad_request")
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
@@ -186,24 +186,37 @@ func (s *Server) handleInspect(w http.ResponseWriter, r *http.Request) {
 type sequenceInfo struct {
 	Name         string    `json:"name"`
 	Format       Format    `json:"format"`
-	Definition   string    `json:"definition"`
+	Definition   string    `json:"definition,omitempty"`
+	Spec         string    `json:"spec"`
+	WorkerID     int       `json:"worker_id"`
 	Default      bool      `json:"default"`
 	Auth         bool      `json:"auth"`
 	Reserved     uint64    `json:"reserved"`
-	ReservedTime time.Time `json:"reserved_time"`
+	ReservedTime time.Time `json:"reserved_time,omitzero"`
 	LastTick     uint64    `json:"last_tick"`
 	Ready        bool      `json:"ready"`
+	Reason       string    `json:"reason,omitempty"`
 }
 
 func (s *Server) handleSequences(w http.ResponseWriter, r *http.Request) {
 	list := make([]sequenceInfo, 0, len(s.seqs))
 	for i, seq := range s.seqs {
-		rr := seq.durable.Load()
-		list = append(list, sequenceInfo{
-			Name: seq.name, Format: seq.format, Definition: seq.def, Default: i == 0,
-			Auth: len(seq.tokens) > 0, Reserved: rr, ReservedTime: seq.ticks.tickTime(rr + 1).UTC(),
-			LastTick: seq.gen.LastTick(), Ready: seq.ready() == nil && !s.closing.Load(),
-		})
+		wid, rr, last := seq.info()
+		info := sequenceInfo{
+			Name: seq.name, Format: seq.format, Definition: seq.def, Spec: seq.spec, Default: i == 0,
+			Auth: len(seq.tokens) > 0, WorkerID: wid, Reserved: rr,
+			LastTick: last, Ready: seq.ready() == nil && !s.closing.Load(),
+		}
+		if seq.sc.Source != nil {
+			info.Definition = "" // the node comes from the claimed worker ID
+		}
+		if wid >= 0 {
+			info.ReservedTime = seq.ticks.tickTime(rr + 1).UTC()
+		}
+		if err := seq.ready(); err != nil {
+			info.Reason = err.Error()
+		}
+		list = append(list, info)
 	}
 	s.m.httpRequest("sequences", "ok")
 	writeJSON(w, http.StatusOK, struct {

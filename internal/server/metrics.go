@@ -126,6 +126,12 @@ var (
 		"Time left between the clock and the end of the durable reservation.", []string{"seq"}, nil)
 	descWrites = prometheus.NewDesc("floe_reservation_writes_total",
 		"Durable writes of the reservation, by result (ok, error).", []string{"seq", "result"}, nil)
+	descWorkerID = prometheus.NewDesc("floe_workerid",
+		"The worker ID the sequence holds; -1 while it holds none.", []string{"seq"}, nil)
+	descClaims = prometheus.NewDesc("floe_workerid_claims_total",
+		"Worker IDs claimed.", []string{"seq"}, nil)
+	descLost = prometheus.NewDesc("floe_workerid_lease_lost_total",
+		"Worker-ID leases lost (expired, taken over, or a reservation of unknown result); issuing stopped each time until a new claim.", []string{"seq"}, nil)
 	descExhaustion = prometheus.NewDesc("floe_epoch_exhaustion_timestamp_seconds",
 		"When the sequence's format runs out of time, as a Unix time.", []string{"seq"}, nil)
 	descReady = prometheus.NewDesc("floe_ready",
@@ -134,7 +140,7 @@ var (
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descIssued, descRegressions, descWaits, descWaitSeconds,
-		descBorrowed, descExhausted, descCeilingHits, descHeadroom, descWrites, descExhaustion, descReady} {
+		descBorrowed, descExhausted, descCeilingHits, descHeadroom, descWrites, descExhaustion, descReady, descWorkerID, descClaims, descLost} {
 		ch <- d
 	}
 }
@@ -147,7 +153,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	for _, seq := range c.s.seqs {
-		st := seq.gen.Stats()
+		st := seq.stats()
 		counter(descIssued, float64(st.Issued), seq.name, string(seq.format))
 		counter(descRegressions, float64(st.Regressions), seq.name, seq.policy.String())
 		counter(descWaits, float64(st.Waits), seq.name)
@@ -155,8 +161,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		counter(descBorrowed, float64(st.Borrowed), seq.name)
 		counter(descExhausted, float64(st.Exhausted), seq.name)
 		counter(descCeilingHits, float64(st.CeilingHits), seq.name)
-		end := seq.ticks.tickTime(seq.durable.Load() + 1)
-		gauge(descHeadroom, end.Sub(seq.clock.Now()).Seconds(), seq.name)
+		wid, r, _ := seq.info()
+		if wid >= 0 {
+			end := seq.ticks.tickTime(r + 1)
+			gauge(descHeadroom, end.Sub(seq.clock.Now()).Seconds(), seq.name)
+		}
+		gauge(descWorkerID, float64(wid), seq.name)
+		counter(descClaims, float64(seq.claims.Load()), seq.name)
+		counter(descLost, float64(seq.lost.Load()), seq.name)
 		counter(descWrites, float64(seq.writes.Load()), seq.name, "ok")
 		counter(descWrites, float64(seq.errs.Load()), seq.name, "error")
 		gauge(descExhaustion, float64(seq.ticks.end().Unix()), seq.name)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/floeid/floe/workerid"
 )
 
 // Server serves named ID sequences over the binary protocol and HTTP. It is
@@ -52,26 +54,104 @@ func New(cfg Config) (*Server, error) {
 		conns:     make(map[*conn]struct{}),
 	}
 	for _, sc := range cfg.Sequences {
-		seq, err := openSequence(sc, &cfg)
+		seq, err := newSequence(sc, &cfg)
 		if err != nil {
 			return nil, err
 		}
+		seq.onEnd = func() { s.dropConns(seq) }
 		s.seqs = append(s.seqs, seq)
 		s.byName[seq.name] = seq
 		s.tokened = s.tokened || len(seq.tokens) > 0
 	}
+	// Claim every sequence's worker ID before serving: a refused one (a
+	// changed definition, an unreadable reservation, a coordinator out of
+	// reach) stops the start. Every ID held is a standby's wait instead:
+	// the supervisor claims again until one frees.
+	terms := make([]*term, len(s.seqs))
+	for i, seq := range s.seqs {
+		t, err := seq.claim(context.Background())
+		if err != nil && !errors.Is(err, workerid.ErrExhausted) {
+			for j, t := range terms[:i] {
+				if t != nil {
+					s.seqs[j].releaseLease(t)
+				}
+			}
+			return nil, err
+		}
+		if err != nil {
+			seq.log.Warn("every worker ID is held; waiting for one", "err", err)
+			seq.setWhy(err.Error())
+		}
+		terms[i] = t
+		if t != nil {
+			seq.term.Store(t)
+		}
+	}
 	var err error
 	if s.m, err = newMetrics(s, cfg.Registry, cfg.Version); err != nil {
+		for i, t := range terms {
+			if t != nil {
+				s.seqs[i].releaseLease(t)
+			}
+		}
 		return nil, err
 	}
-	for _, seq := range s.seqs {
+	for i, seq := range s.seqs {
 		s.keepers.Add(1)
 		go func() {
 			defer s.keepers.Done()
-			seq.keep(s.stop)
+			seq.run(s.stop, terms[i])
 		}()
 	}
 	return s, nil
+}
+
+// dropConns closes the binary connections of seq, whose term ended: their
+// clients fail over at once instead of at their next request.
+func (s *Server) dropConns(seq *sequence) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		if c.seq.Load() == seq {
+			c.dropped.Store(true)
+			c.nc.Close()
+		}
+	}
+}
+
+// Detach releases the worker ID of the named sequence and stops serving it,
+// until Attach. The last tick issued is recorded with the release, so the
+// ID's next holder need not wait out the reservation.
+func (s *Server) Detach(ctx context.Context, name string) error {
+	return s.setAttached(ctx, name, false)
+}
+
+// Attach makes a detached sequence claim a worker ID and serve again. It
+// returns once the request is taken; the claim follows in the background
+// (see Ready).
+func (s *Server) Attach(ctx context.Context, name string) error {
+	return s.setAttached(ctx, name, true)
+}
+
+func (s *Server) setAttached(ctx context.Context, name string, on bool) error {
+	seq, err := s.sequence(name)
+	if err != nil {
+		return err
+	}
+	req := attachReq{on: on, done: make(chan error, 1)}
+	select {
+	case seq.attach <- req:
+	case <-s.stop:
+		return ErrServerClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-req.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (s *Server) sequence(name string) (*sequence, error) {

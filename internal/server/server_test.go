@@ -326,9 +326,12 @@ func TestServer_ReservationKeepsAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	seq := s.seqs[0]
-	if w := seq.writes.Load(); w > 6000/5+10 {
-		t.Errorf("%d store writes for 600 s with a 1 s window: the keeper writes too often", w)
+	// One write per window while serving, and a few to spare for the
+	// first reservation and the steps that raced the keeper.
+	if w := seq.writes.Load(); w > 600+10 {
+		t.Errorf("%d store writes for 600 s with a 1 s window: the keeper writes more than once per window", w)
 	}
+	t.Logf("%d store writes for 600 s of serving with a 1 s window", seq.writes.Load())
 }
 
 func TestServer_ReservationFailureStopsIssuing(t *testing.T) {
