@@ -210,6 +210,7 @@ func (g gen64) appendText(dst []byte) ([]byte, error) {
 	}
 	return id.AppendText(dst)
 }
+
 // inspect decodes the text of an ID of sc.
 func inspect(sc SequenceConfig, s string) (any, error) {
 	switch sc.Format {
