@@ -33,12 +33,17 @@ var allowed = map[string][]string{
 	"client":                {"id64", "internal/wire"},
 	"workerid":              nil,
 	"workerid/workeridtest": {"workerid"},
+	"workerid/etcd":         {"", "workerid"},
+	"workerid/redis":        {"", "workerid"},
+	"internal/faultproxy":   nil,
 }
 
 // thirdParty lists the adapters and the module prefixes each may import.
 var thirdParty = map[string][]string{
 	"redisgen":        {"github.com/redis/go-redis/v9"},
 	"internal/server": {"github.com/prometheus/client_golang"},
+	"workerid/etcd":   {"go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/api/v3"},
+	"workerid/redis":  {"github.com/redis/go-redis/v9"},
 }
 
 // TestDeps reads the imports of every non-test file of the library packages

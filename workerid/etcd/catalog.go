@@ -1,0 +1,218 @@
+package etcd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/floeid/floe/workerid"
+)
+
+// catalogTimeout bounds each request of a Catalog whose context has no
+// deadline: catalog changes are rare and an operator is waiting.
+const catalogTimeout = 10 * time.Second
+
+// Catalog keeps a cluster's named sequences in etcd, under
+// prefix+"sequences/<name>". A sequence's generation is the create
+// revision of its key; its worker IDs live under
+// prefix+"seq/<name>/<gen>/". It is safe for concurrent use.
+type Catalog struct {
+	cli    *clientv3.Client // immutable
+	prefix string           // immutable
+}
+
+var _ workerid.Catalog = (*Catalog)(nil)
+
+// NewCatalog returns the Catalog under prefix, which ends in "/", using
+// cli, which the caller keeps and closes.
+func NewCatalog(cli *clientv3.Client, prefix string) *Catalog {
+	return &Catalog{cli: cli, prefix: prefix}
+}
+
+// sequenceValue is the value of a sequence key: {"spec":"..."}.
+type sequenceValue struct {
+	Spec string `json:"spec"`
+}
+
+func (c *Catalog) key(name string) string { return c.prefix + "sequences/" + name }
+
+// idPrefix is where the worker IDs of a sequence's generation live.
+func (c *Catalog) idPrefix(name string, gen int64) string {
+	return c.prefix + "seq/" + name + "/" + strconv.FormatInt(gen, 10) + "/"
+}
+
+// valid checks the Catalog's client and prefix.
+func (c *Catalog) valid() error {
+	if c.cli == nil {
+		return ErrNoClient
+	}
+	if c.prefix == "" || !strings.HasSuffix(c.prefix, "/") {
+		return fmt.Errorf("%w: %q", ErrPrefix, c.prefix)
+	}
+	return nil
+}
+
+// check checks the Catalog and a sequence name.
+func (c *Catalog) check(name string) error {
+	if err := c.valid(); err != nil {
+		return err
+	}
+	if !workerid.ValidName(name) {
+		return fmt.Errorf("%w: %q", workerid.ErrName, name)
+	}
+	return nil
+}
+
+func (c *Catalog) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, catalogTimeout)
+}
+
+// decode reads a sequence from its key-value pair.
+func (c *Catalog) decode(name string, value []byte, createRev int64) (workerid.Sequence, error) {
+	var v sequenceValue
+	if err := json.Unmarshal(value, &v); err != nil {
+		return workerid.Sequence{}, fmt.Errorf("%w: sequence %q: %v", ErrCorrupt, name, err)
+	}
+	return workerid.Sequence{Name: name, Spec: v.Spec, Gen: createRev}, nil
+}
+
+// Create defines a sequence in one transaction that creates its key or
+// reads the existing one.
+func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Sequence, error) {
+	if err := c.check(name); err != nil {
+		return workerid.Sequence{}, err
+	}
+	value, err := json.Marshal(sequenceValue{Spec: spec})
+	if err != nil {
+		return workerid.Sequence{}, err
+	}
+	key := c.key(name)
+	rctx, cancel := c.request(ctx)
+	defer cancel()
+	resp, err := c.cli.Txn(rctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, string(value))).
+		Else(clientv3.OpGet(key)).
+		Commit()
+	if err != nil {
+		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %q: %w", name, err)
+	}
+	if resp.Succeeded {
+		return workerid.Sequence{Name: name, Spec: spec, Gen: resp.Header.Revision}, nil
+	}
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 0 {
+		// The compare and the read see one revision: unreachable.
+		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %q: no key after a failed compare", name)
+	}
+	seq, err := c.decode(name, kvs[0].Value, kvs[0].CreateRevision)
+	if err != nil {
+		return workerid.Sequence{}, err
+	}
+	if seq.Spec != spec {
+		return workerid.Sequence{}, fmt.Errorf("%w: %q is %q, not %q", workerid.ErrConflict, name, seq.Spec, spec)
+	}
+	return seq, nil
+}
+
+// Get returns the named sequence.
+func (c *Catalog) Get(ctx context.Context, name string) (workerid.Sequence, error) {
+	if err := c.check(name); err != nil {
+		return workerid.Sequence{}, err
+	}
+	rctx, cancel := c.request(ctx)
+	defer cancel()
+	resp, err := c.cli.Get(rctx, c.key(name))
+	if err != nil {
+		return workerid.Sequence{}, fmt.Errorf("floe: reading sequence %q: %w", name, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrNotFound, name)
+	}
+	return c.decode(name, resp.Kvs[0].Value, resp.Kvs[0].CreateRevision)
+}
+
+// List returns every sequence, ordered by name.
+func (c *Catalog) List(ctx context.Context) ([]workerid.Sequence, error) {
+	if err := c.valid(); err != nil {
+		return nil, err
+	}
+	rctx, cancel := c.request(ctx)
+	defer cancel()
+	prefix := c.prefix + "sequences/"
+	resp, err := c.cli.Get(rctx, prefix, clientv3.WithPrefix(), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
+	if err != nil {
+		return nil, fmt.Errorf("floe: listing sequences: %w", err)
+	}
+	seqs := make([]workerid.Sequence, 0, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		name := strings.TrimPrefix(string(kv.Key), prefix)
+		seq, err := c.decode(name, kv.Value, kv.CreateRevision)
+		if err != nil {
+			return nil, err
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, nil
+}
+
+// Destroy deletes the sequence key and every key of its worker IDs in one
+// transaction conditioned on the key being the one read: the owner keys
+// go, so every holder's next Reserve is refused and their watches end
+// their leases.
+func (c *Catalog) Destroy(ctx context.Context, name string) error {
+	if err := c.check(name); err != nil {
+		return err
+	}
+	key := c.key(name)
+	rctx, cancel := c.request(ctx)
+	defer cancel()
+	for {
+		resp, err := c.cli.Get(rctx, key)
+		if err != nil {
+			return fmt.Errorf("floe: destroying sequence %q: %w", name, err)
+		}
+		if len(resp.Kvs) == 0 {
+			return fmt.Errorf("%w: %q", workerid.ErrNotFound, name)
+		}
+		kv := resp.Kvs[0]
+		tx, err := c.cli.Txn(rctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
+			Then(
+				clientv3.OpDelete(key),
+				clientv3.OpDelete(c.idPrefix(name, kv.CreateRevision), clientv3.WithPrefix()),
+			).Commit()
+		if err != nil {
+			return fmt.Errorf("floe: destroying sequence %q: %w", name, err)
+		}
+		if tx.Succeeded {
+			return nil
+		}
+		// Changed since the read (destroyed and created again): read again.
+	}
+}
+
+// Source returns the Source of seq's worker IDs: cfg with Prefix set to
+// the sequence generation's own prefix (cfg.Prefix is ignored). Its claims
+// succeed only while the sequence exists with seq.Gen; after that they
+// return an error wrapping workerid.ErrNotFound.
+func (c *Catalog) Source(seq workerid.Sequence, cfg Config) (*Source, error) {
+	if err := c.check(seq.Name); err != nil {
+		return nil, err
+	}
+	cfg.Prefix = c.idPrefix(seq.Name, seq.Gen)
+	s, err := NewSource(c.cli, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.guard = &guard{key: c.key(seq.Name), gen: seq.Gen}
+	return s, nil
+}

@@ -1,0 +1,65 @@
+// Package etcd claims floe worker IDs in etcd: a workerid.Source whose
+// leases are etcd leases and whose reservations are fenced transactions.
+//
+// # Keys
+//
+// A Source's namespace lives under Config.Prefix:
+//
+//	<prefix>workers/<id>   owner key: the Owner's name, attached to the
+//	                       claim's etcd lease
+//	<prefix>reserved/<id>  the reservation, no lease, never deleted:
+//	                       {"r":R,"last":L,"owner":"host-a"}
+//
+// r is the reservation R, the highest tick any holder of the ID may issue;
+// last, when not zero, the last tick issued before a clean release; owner
+// the host that held the ID last, which a later claim by the same host
+// prefers. A Catalog keeps sequences at <prefix>sequences/<name> with the
+// value {"spec":"..."}; a sequence's generation is the create revision of
+// that key, and its worker IDs live under <prefix>seq/<name>/<gen>/.
+//
+// # Claims and the fence
+//
+// Claim grants an etcd lease, reads which IDs are held and tries the free
+// ones, the one its Owner held last first and then the others from a
+// random start, each with one transaction:
+//
+//	If(CreateRevision(workers/<id>) == 0)
+//	Then(Put(workers/<id>, owner, lease), Get(reserved/<id>))
+//
+// The revision of the winning transaction is the owner key's create
+// revision: the claim's fence, greater than every earlier claim's. When no
+// ID is free, Claim revokes its etcd lease and returns an error wrapping
+// workerid.ErrExhausted; it never falls back to a random ID. A claim that
+// reads a last tick rewrites the reservation without it, fenced, before it
+// returns, so that a holder dying later leaves the next one above R.
+//
+// Reserve is one transaction:
+//
+//	If(CreateRevision(workers/<id>) == fence) Then(Put(reserved/<id>, R))
+//
+// Only a succeeded transaction raises R. A refused one, an error or a
+// timeout (whose result is unknown) ends the lease. Release writes the last
+// tick and deletes the owner key in one fenced transaction, then revokes
+// the etcd lease.
+//
+// # What the TTL promises
+//
+// Uniqueness rests on the fenced reservation alone: a holder that lost its
+// ID, however slow or partitioned, cannot raise R, and the next holder
+// starts above R. The TTL only decides how soon the ID of a holder that
+// died is free again, and how long a holder cut off from etcd may keep
+// issuing up to its R.
+//
+// # How a loss is detected
+//
+// Each lease has one goroutine renewing its etcd lease with a keepalive
+// request every TTL/3. The local deadline is the send time of the last
+// successful renewal plus the TTL, on Config.Clock: etcd cannot have
+// expired the lease before then. When the deadline passes without a
+// renewal, when etcd answers that the lease is gone, or when a watch sees
+// the owner key deleted (an expiry, Catalog.Destroy, an operator), the
+// lease is lost: Done is closed, Err is a *workerid.LeaseLostError, and
+// the etcd lease is revoked, best effort, so the ID is free at once. A
+// renewal never proves ownership for Reserve; only the fenced transaction
+// does.
+package etcd

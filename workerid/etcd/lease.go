@@ -1,0 +1,289 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/floeid/floe/workerid"
+)
+
+// Causes of a loss, wrapped in a *workerid.LeaseLostError.
+var (
+	errExpired      = errors.New("no renewal of the etcd lease within its TTL")
+	errNotFound     = errors.New("the etcd lease is gone")
+	errOwnerDeleted = errors.New("the owner key was deleted")
+	errTakenOver    = errors.New("the owner key is not this claim's")
+	errClosed       = errors.New("the etcd client is closed")
+)
+
+// lease is one claim of a worker ID. Reserve and Release are serialized;
+// the other methods never wait for etcd.
+type lease struct {
+	src         *Source            // immutable
+	id          int                // immutable
+	fence       int64              // immutable: the owner key's create revision
+	floor       uint64             // immutable
+	etcdID      clientv3.LeaseID   // immutable
+	ownerKey    string             // immutable
+	reservedKey string             // immutable
+	done        chan struct{}      // closed when the lease ends
+	stop        context.CancelFunc // immutable: stops the renewal and watch goroutines
+	wg          sync.WaitGroup     // the renewal and watch goroutines
+
+	reserved atomic.Uint64 // atomic: the last durable reservation
+	deadline atomic.Int64  // atomic: Unix nanoseconds on the Clock after which the etcd lease may have expired
+
+	op sync.Mutex // serializes Reserve and Release
+
+	mu  sync.Mutex
+	err error // guarded by mu: why the lease ended
+}
+
+func (s *Source) newLease(id int, fence int64, etcdID clientv3.LeaseID, floor, reserved uint64, sent time.Time) *lease {
+	ctx, stop := context.WithCancel(context.Background())
+	l := &lease{
+		src:         s,
+		id:          id,
+		fence:       fence,
+		floor:       floor,
+		etcdID:      etcdID,
+		ownerKey:    s.ownerKey(id),
+		reservedKey: s.reservedKey(id),
+		done:        make(chan struct{}),
+		stop:        stop,
+	}
+	l.reserved.Store(reserved)
+	l.deadline.Store(sent.Add(s.ttl).UnixNano())
+	l.wg.Add(2)
+	go l.keep(ctx)
+	go l.watch(ctx)
+	return l
+}
+
+func (l *lease) ID() int               { return l.id }
+func (l *lease) Fence() int64          { return l.fence }
+func (l *lease) Floor() uint64         { return l.floor }
+func (l *lease) Reserved() uint64      { return l.reserved.Load() }
+func (l *lease) Done() <-chan struct{} { return l.done }
+
+func (l *lease) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// end records why the lease ended, closes Done and stops the goroutines.
+// It reports whether this call ended the lease.
+func (l *lease) end(err error) bool {
+	l.mu.Lock()
+	if l.err != nil {
+		l.mu.Unlock()
+		return false
+	}
+	l.err = err
+	close(l.done)
+	l.mu.Unlock()
+	l.stop()
+	return true
+}
+
+// lose ends the lease as lost and returns the reason it ended.
+func (l *lease) lose(cause error) error {
+	if l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: cause}) {
+		l.src.cfg.Logger.Warn("worker ID lease lost", "worker_id", l.id, "fence", l.fence,
+			"reserved", l.reserved.Load(), "err", cause)
+	}
+	return l.Err()
+}
+
+// lost reports whether the lease ended by a loss.
+func (l *lease) lost() bool {
+	var lost *workerid.LeaseLostError
+	return errors.As(l.Err(), &lost)
+}
+
+// untilDeadline is how long the etcd lease is sure to last; zero or less
+// once it may have expired.
+func (l *lease) untilDeadline() time.Duration {
+	return time.Duration(l.deadline.Load() - l.src.cfg.Clock.Now().UnixNano())
+}
+
+// Reserve raises the reservation in one transaction conditioned on the
+// owner key still being this claim's. A refused transaction, an error or
+// a timeout ends the lease: only a succeeded transaction raises R.
+func (l *lease) Reserve(ctx context.Context, tick uint64) error {
+	l.op.Lock()
+	defer l.op.Unlock()
+	if err := l.Err(); err != nil {
+		return err
+	}
+	if tick <= l.reserved.Load() {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if l.untilDeadline() <= 0 {
+		return l.lose(errExpired)
+	}
+	rctx, cancel := l.src.request(ctx)
+	resp, err := l.src.cli.Txn(rctx).
+		If(clientv3.Compare(clientv3.CreateRevision(l.ownerKey), "=", l.fence)).
+		Then(clientv3.OpPut(l.reservedKey, reservation{R: tick, Owner: l.src.cfg.Owner}.encode())).
+		Commit()
+	cancel()
+	switch {
+	case err != nil:
+		return l.lose(fmt.Errorf("reserving up to tick %d, result unknown: %w", tick, err))
+	case !resp.Succeeded:
+		return l.lose(errTakenOver)
+	}
+	l.reserved.Store(tick)
+	return nil
+}
+
+// Release stops the renewals, records last and deletes the owner key in
+// one fenced transaction, and revokes the etcd lease.
+func (l *lease) Release(ctx context.Context, last uint64) error {
+	l.op.Lock()
+	defer l.op.Unlock()
+	if err := l.Err(); err != nil {
+		return err
+	}
+	l.stop()
+	l.wg.Wait()
+	if err := l.Err(); err != nil {
+		return err // lost before the goroutines stopped
+	}
+	defer l.src.revoke(ctx, l.etcdID)
+	ops := []clientv3.Op{clientv3.OpDelete(l.ownerKey)}
+	if r := l.reserved.Load(); last != 0 && r != 0 {
+		rec := reservation{R: r, Last: min(last, r), Owner: l.src.cfg.Owner}
+		ops = append(ops, clientv3.OpPut(l.reservedKey, rec.encode()))
+	}
+	rctx, cancel := l.src.request(ctx)
+	resp, err := l.src.cli.Txn(rctx).
+		If(clientv3.Compare(clientv3.CreateRevision(l.ownerKey), "=", l.fence)).
+		Then(ops...).
+		Commit()
+	cancel()
+	switch {
+	case err != nil:
+		l.end(workerid.ErrReleased)
+		return fmt.Errorf("floe: releasing worker ID %d: %w", l.id, err)
+	case !resp.Succeeded:
+		return l.lose(errTakenOver)
+	}
+	l.end(workerid.ErrReleased)
+	return nil
+}
+
+// keep renews the etcd lease every TTL/3 with one keepalive request at a
+// time, moving the local deadline to the send time of the last renewal
+// that succeeded plus the TTL. It ends the lease when the deadline passes
+// or etcd no longer knows the lease, and then revokes it.
+func (l *lease) keep(ctx context.Context) {
+	defer l.wg.Done()
+	defer func() {
+		if l.lost() {
+			l.src.revoke(context.Background(), l.etcdID)
+		}
+	}()
+	s := l.src
+	timer := time.NewTimer(min(s.renew, l.untilDeadline()))
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		left := l.untilDeadline()
+		if left <= 0 {
+			l.lose(errExpired)
+			return
+		}
+		sent := s.cfg.Clock.Now()
+		rctx, cancel := context.WithTimeout(ctx, min(s.cfg.RequestTimeout, left))
+		_, err := s.cli.KeepAliveOnce(rctx, l.etcdID)
+		cancel()
+		next := s.renew
+		switch {
+		case err == nil:
+			if d := sent.Add(s.ttl).UnixNano(); d > l.deadline.Load() {
+				l.deadline.Store(d)
+			}
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, rpctypes.ErrLeaseNotFound) || rpctypes.Error(err) == rpctypes.ErrLeaseNotFound:
+			l.lose(errNotFound)
+			return
+		case s.cli.Ctx().Err() != nil:
+			l.lose(errClosed)
+			return
+		default:
+			next = s.retry
+		}
+		left = l.untilDeadline()
+		if left <= 0 {
+			l.lose(errExpired)
+			return
+		}
+		timer.Reset(min(next, left))
+	}
+}
+
+// watch ends the lease as soon as its owner key is deleted: by an
+// expiry, a revocation, Catalog.Destroy or an operator.
+func (l *lease) watch(ctx context.Context) {
+	defer l.wg.Done()
+	s := l.src
+	rev := l.fence + 1
+	for {
+		for wr := range s.cli.Watch(ctx, l.ownerKey, clientv3.WithRev(rev), clientv3.WithFilterPut()) {
+			if wr.CompactRevision != 0 || wr.Err() != nil {
+				break
+			}
+			for _, ev := range wr.Events {
+				if ev.Type == mvccpb.DELETE {
+					l.lose(errOwnerDeleted)
+					return
+				}
+			}
+			rev = wr.Header.Revision + 1
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if s.cli.Ctx().Err() != nil {
+			l.lose(errClosed)
+			return
+		}
+		// The watch ended (a compaction, a canceled stream): look at the
+		// key, then watch again from the revision read.
+		rctx, cancel := s.request(ctx)
+		resp, err := s.cli.Get(rctx, l.ownerKey)
+		cancel()
+		switch {
+		case err != nil:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(s.retry):
+			}
+			continue
+		case len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != l.fence:
+			l.lose(errOwnerDeleted)
+			return
+		}
+		rev = resp.Header.Revision + 1
+	}
+}

@@ -1,0 +1,282 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/workerid"
+)
+
+// Config configures a Source. A zero field means its documented default.
+type Config struct {
+	// Prefix is the key prefix of the worker-ID namespace, for example
+	// "/floe/v1/prod/". Required; it ends in "/".
+	Prefix string
+	// IDs is how many worker IDs the namespace has: the Source claims IDs
+	// 0..IDs-1. Required, at least 1.
+	IDs int
+	// TTL is the time to live of the etcd lease behind a claim: how soon
+	// the worker ID of a holder that died is free again, and how long a
+	// holder that cannot renew keeps its lease. Default 10 s, at least
+	// 1 s, rounded up to whole seconds (etcd's unit).
+	TTL time.Duration
+	// RequestTimeout bounds each etcd request. Default TTL/3.
+	RequestTimeout time.Duration
+	// Owner names this host in the owner keys and reservations; a claim
+	// prefers the worker ID this Owner held last. Default os.Hostname().
+	Owner string
+	// Clock tells the time of the local lease deadline. Default
+	// floe.MonotonicClock.
+	Clock floe.Clock
+	// Logger receives claims, losses and failed revocations. Default: no
+	// logging.
+	Logger *slog.Logger
+}
+
+// Source claims worker IDs in etcd. It is safe for concurrent use; each
+// Claim is another lease, with its own etcd lease.
+type Source struct {
+	cli   *clientv3.Client // immutable
+	cfg   Config           // immutable, defaults applied
+	ttl   time.Duration    // immutable: whole seconds
+	renew time.Duration    // immutable: interval of renewals
+	retry time.Duration    // immutable: interval of renewals after a failed one
+	guard *guard           // immutable: nil unless made by a Catalog
+}
+
+// guard is the sequence key a Catalog's Source claims under: a claim
+// succeeds only while the key exists with the sequence's generation.
+type guard struct {
+	key string
+	gen int64
+}
+
+// NewSource returns a Source over the namespace cfg describes, using cli,
+// which the caller keeps and closes after the Source's leases end.
+func NewSource(cli *clientv3.Client, cfg Config) (*Source, error) {
+	if cli == nil {
+		return nil, ErrNoClient
+	}
+	if cfg.Prefix == "" || !strings.HasSuffix(cfg.Prefix, "/") {
+		return nil, fmt.Errorf("%w: %q", ErrPrefix, cfg.Prefix)
+	}
+	if cfg.IDs < 1 {
+		return nil, fmt.Errorf("%w: %d", ErrIDs, cfg.IDs)
+	}
+	switch {
+	case cfg.TTL == 0:
+		cfg.TTL = 10 * time.Second
+	case cfg.TTL < time.Second:
+		return nil, fmt.Errorf("%w: %v", ErrTTL, cfg.TTL)
+	}
+	ttl := (cfg.TTL + time.Second - 1).Truncate(time.Second)
+	switch {
+	case cfg.RequestTimeout == 0:
+		cfg.RequestTimeout = ttl / 3
+	case cfg.RequestTimeout < 0:
+		return nil, fmt.Errorf("%w: %v", ErrRequestTimeout, cfg.RequestTimeout)
+	}
+	if cfg.Owner == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("floe: naming the owner: %w", err)
+		}
+		cfg.Owner = host
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = floe.MonotonicClock
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Source{
+		cli:   cli,
+		cfg:   cfg,
+		ttl:   ttl,
+		renew: ttl / 3,
+		retry: ttl / 10, // a failed renewal is retried a few times before the deadline
+	}, nil
+}
+
+func (s *Source) ownerKey(id int) string    { return s.cfg.Prefix + "workers/" + strconv.Itoa(id) }
+func (s *Source) reservedKey(id int) string { return s.cfg.Prefix + "reserved/" + strconv.Itoa(id) }
+
+// parseID returns the worker ID at the end of key after prefix, or -1.
+func (s *Source) parseID(key []byte, prefix string) int {
+	rest, ok := strings.CutPrefix(string(key), prefix)
+	if !ok {
+		return -1
+	}
+	id, err := strconv.Atoi(rest)
+	if err != nil || id < 0 || id >= s.cfg.IDs || strconv.Itoa(id) != rest {
+		return -1
+	}
+	return id
+}
+
+// request returns the context of one etcd request.
+func (s *Source) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.cfg.RequestTimeout)
+}
+
+// Claim takes a free worker ID: the one this Owner held last if it is
+// free, else the first free one from a random start. Each attempt is one
+// transaction creating the ID's owner key under a new etcd lease and
+// reading its reservation. It returns an error wrapping
+// workerid.ErrExhausted when every ID is held, and one wrapping ErrCorrupt
+// when the claimed ID's reservation does not decode.
+func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sent := s.cfg.Clock.Now()
+	rctx, cancel := s.request(ctx)
+	g, err := s.cli.Grant(rctx, int64(s.ttl/time.Second))
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("floe: granting an etcd lease: %w", err)
+	}
+	l, err := s.claim(ctx, g.ID, sent)
+	if err != nil {
+		s.revoke(ctx, g.ID)
+		return nil, err
+	}
+	s.cfg.Logger.Info("worker ID claimed", "worker_id", l.id, "fence", l.fence,
+		"floor", l.floor, "reserved", l.reserved.Load(), "lease_ttl", s.ttl)
+	return l, nil
+}
+
+func (s *Source) claim(ctx context.Context, leaseID clientv3.LeaseID, sent time.Time) (*lease, error) {
+	order, err := s.candidates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range order {
+		ownerKey, reservedKey := s.ownerKey(id), s.reservedKey(id)
+		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(ownerKey), "=", 0)}
+		var orElse []clientv3.Op
+		if s.guard != nil {
+			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(s.guard.key), "=", s.guard.gen))
+			orElse = append(orElse, clientv3.OpGet(s.guard.key))
+		}
+		rctx, cancel := s.request(ctx)
+		resp, err := s.cli.Txn(rctx).If(cmps...).Then(
+			clientv3.OpPut(ownerKey, s.cfg.Owner, clientv3.WithLease(leaseID)),
+			clientv3.OpGet(reservedKey),
+		).Else(orElse...).Commit()
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("floe: claiming worker ID %d: %w", id, err)
+		}
+		if !resp.Succeeded {
+			if s.guard != nil {
+				kvs := resp.Responses[0].GetResponseRange().GetKvs()
+				if len(kvs) == 0 || kvs[0].CreateRevision != s.guard.gen {
+					return nil, fmt.Errorf("%w: sequence at %q, generation %d", workerid.ErrNotFound, s.guard.key, s.guard.gen)
+				}
+			}
+			continue // taken since the snapshot
+		}
+		fence := resp.Header.Revision
+		var rec reservation
+		if kvs := resp.Responses[1].GetResponseRange().GetKvs(); len(kvs) > 0 {
+			if rec, err = decodeReservation(kvs[0].Value); err != nil {
+				return nil, fmt.Errorf("floe: claiming worker ID %d: %w", id, err)
+			}
+		}
+		floor := rec.R
+		if rec.Last != 0 {
+			// This holder may issue above Last up to R without reserving:
+			// if it dies, the next holder must start above R, not Last.
+			floor = rec.Last
+			if err := s.clearLast(ctx, id, fence, rec.R); err != nil {
+				return nil, err
+			}
+		}
+		if now := s.cfg.Clock.Now(); !now.Before(sent.Add(s.ttl)) {
+			return nil, fmt.Errorf("floe: claiming worker ID %d took %v, longer than the lease TTL %v", id, now.Sub(sent), s.ttl)
+		}
+		return s.newLease(id, fence, leaseID, floor, rec.R, sent), nil
+	}
+	return nil, fmt.Errorf("%w: all %d worker IDs under %q", workerid.ErrExhausted, s.cfg.IDs, s.cfg.Prefix)
+}
+
+// clearLast rewrites the claimed ID's reservation without its last tick.
+func (s *Source) clearLast(ctx context.Context, id int, fence int64, r uint64) error {
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	resp, err := s.cli.Txn(rctx).
+		If(clientv3.Compare(clientv3.CreateRevision(s.ownerKey(id)), "=", fence)).
+		Then(clientv3.OpPut(s.reservedKey(id), reservation{R: r, Owner: s.cfg.Owner}.encode())).
+		Commit()
+	if err == nil && !resp.Succeeded {
+		err = fmt.Errorf("the owner key changed (fence %d)", fence)
+	}
+	if err != nil {
+		return fmt.Errorf("floe: claiming worker ID %d: clearing the last tick: %w", id, err)
+	}
+	return nil
+}
+
+// candidates reads which IDs are held and returns the free ones in the
+// order to try: the one this Owner held last, then the others from a
+// random start.
+func (s *Source) candidates(ctx context.Context) ([]int, error) {
+	rctx, cancel := s.request(ctx)
+	resp, err := s.cli.Txn(rctx).Then(
+		clientv3.OpGet(s.cfg.Prefix+"workers/", clientv3.WithPrefix(), clientv3.WithKeysOnly()),
+		clientv3.OpGet(s.cfg.Prefix+"reserved/", clientv3.WithPrefix()),
+	).Commit()
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("floe: reading the held worker IDs: %w", err)
+	}
+	held := make(map[int]bool)
+	for _, kv := range resp.Responses[0].GetResponseRange().GetKvs() {
+		if id := s.parseID(kv.Key, s.cfg.Prefix+"workers/"); id >= 0 {
+			held[id] = true
+		}
+	}
+	preferred, rev := -1, int64(0)
+	for _, kv := range resp.Responses[1].GetResponseRange().GetKvs() {
+		id := s.parseID(kv.Key, s.cfg.Prefix+"reserved/")
+		if id < 0 || held[id] || kv.ModRevision < rev {
+			continue
+		}
+		// A corrupt value is reported by the claim that takes its ID.
+		if rec, err := decodeReservation(kv.Value); err == nil && rec.Owner == s.cfg.Owner {
+			preferred, rev = id, kv.ModRevision
+		}
+	}
+	order := make([]int, 0, s.cfg.IDs-len(held))
+	if preferred >= 0 {
+		order = append(order, preferred)
+	}
+	start := rand.IntN(s.cfg.IDs)
+	for i := range s.cfg.IDs {
+		id := (start + i) % s.cfg.IDs
+		if !held[id] && id != preferred {
+			order = append(order, id)
+		}
+	}
+	return order, nil
+}
+
+// revoke revokes an etcd lease, best effort, even when ctx has ended.
+func (s *Source) revoke(ctx context.Context, id clientv3.LeaseID) {
+	rctx, cancel := s.request(context.WithoutCancel(ctx))
+	defer cancel()
+	if _, err := s.cli.Revoke(rctx, id); err != nil {
+		s.cfg.Logger.Warn("revoking an etcd lease failed; it expires after its TTL",
+			"lease", int64(id), "lease_ttl", s.ttl, "err", err)
+	}
+}

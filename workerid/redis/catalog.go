@@ -1,0 +1,147 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/floeid/floe/workerid"
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// Catalog keeps a cluster's named sequences in Redis: the hash
+// prefix+"sequences" maps each name to "<gen> <spec>", and the counter
+// prefix+"gen" numbers the generations. The worker IDs of a sequence live
+// under prefix+"seq/<name>/<gen>/". It is safe for concurrent use.
+type Catalog struct {
+	rdb    *goredis.Client // immutable
+	prefix string          // immutable
+}
+
+var _ workerid.Catalog = (*Catalog)(nil)
+
+// NewCatalog returns the Catalog under prefix (DefaultPrefix if empty) on
+// the server behind rdb. The Sources it makes run Check.
+func NewCatalog(rdb *goredis.Client, prefix string) *Catalog {
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	return &Catalog{rdb: rdb, prefix: prefix}
+}
+
+func (c *Catalog) hashKey() string { return c.prefix + "sequences" }
+
+// seqPrefix is the key prefix of every generation of the named sequence.
+func (c *Catalog) seqPrefix(name string) string { return c.prefix + "seq/" + name + "/" }
+
+// Create defines a sequence, by one script: with the same spec it returns
+// the existing one; with another it is an error wrapping
+// workerid.ErrConflict.
+func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Sequence, error) {
+	if !workerid.ValidName(name) {
+		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrName, name)
+	}
+	reply, err := await(ctx, func(ctx context.Context) ([]any, error) {
+		return createScript.Run(ctx, c.rdb, []string{c.hashKey(), c.prefix + "gen"}, name, spec).Slice()
+	})
+	if err != nil {
+		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %s: %w", name, err)
+	}
+	if len(reply) != 2 {
+		return workerid.Sequence{}, fmt.Errorf("%w: create answered %v", ErrBadReply, reply)
+	}
+	gs, _ := reply[0].(string)
+	got, ok := reply[1].(string)
+	seq, err := decodeSequence(name, gs+" "+got)
+	if !ok || err != nil {
+		return workerid.Sequence{}, fmt.Errorf("%w: create answered %v", ErrBadReply, reply)
+	}
+	if got != spec {
+		return workerid.Sequence{}, fmt.Errorf("%w: %s (generation %d) is %q, not %q", workerid.ErrConflict, name, seq.Gen, got, spec)
+	}
+	return seq, nil
+}
+
+// Get returns the named sequence, or an error wrapping
+// workerid.ErrNotFound.
+func (c *Catalog) Get(ctx context.Context, name string) (workerid.Sequence, error) {
+	v, err := await(ctx, func(ctx context.Context) (string, error) {
+		return c.rdb.HGet(ctx, c.hashKey(), name).Result()
+	})
+	if errors.Is(err, goredis.Nil) {
+		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrNotFound, name)
+	}
+	if err != nil {
+		return workerid.Sequence{}, fmt.Errorf("floe: reading sequence %s: %w", name, err)
+	}
+	return decodeSequence(name, v)
+}
+
+// List returns every sequence, ordered by name.
+func (c *Catalog) List(ctx context.Context) ([]workerid.Sequence, error) {
+	all, err := await(ctx, func(ctx context.Context) (map[string]string, error) {
+		return c.rdb.HGetAll(ctx, c.hashKey()).Result()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("floe: listing sequences: %w", err)
+	}
+	list := make([]workerid.Sequence, 0, len(all))
+	for name, v := range all {
+		seq, err := decodeSequence(name, v)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, seq)
+	}
+	slices.SortFunc(list, func(a, b workerid.Sequence) int { return strings.Compare(a.Name, b.Name) })
+	return list, nil
+}
+
+// Destroy removes the named sequence and, in the same script, the owner,
+// fence and reservation keys of every worker ID its Sources used: each
+// holder's next renewal or reservation fails, and its lease is lost. It
+// returns an error wrapping workerid.ErrNotFound when there is no such
+// sequence.
+func (c *Catalog) Destroy(ctx context.Context, name string) error {
+	n, err := await(ctx, func(ctx context.Context) (int64, error) {
+		return destroyScript.Run(ctx, c.rdb, []string{c.hashKey()}, name, c.seqPrefix(name)).Int64()
+	})
+	if err != nil {
+		return fmt.Errorf("floe: destroying sequence %s: %w", name, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: %q", workerid.ErrNotFound, name)
+	}
+	return nil
+}
+
+// Source returns the Source of seq's worker IDs, as NewSource does, with
+// cfg.Prefix replaced by the sequence's own prefix+"seq/<name>/<gen>/".
+// Each claim checks that seq (this generation) still exists. It returns an
+// error wrapping workerid.ErrNotFound when it does not.
+func (c *Catalog) Source(ctx context.Context, seq workerid.Sequence, cfg Config) (*Source, error) {
+	cur, err := c.Get(ctx, seq.Name)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Gen != seq.Gen {
+		return nil, fmt.Errorf("%w: %s generation %d (now %d)", workerid.ErrNotFound, seq.Name, seq.Gen, cur.Gen)
+	}
+	gen := strconv.FormatInt(seq.Gen, 10)
+	cfg.Prefix = c.seqPrefix(seq.Name) + gen + "/"
+	cfg.seq = &seqRef{hash: c.hashKey(), name: seq.Name, gen: gen, usedKey: cfg.Prefix + "ids"}
+	return NewSource(ctx, c.rdb, cfg)
+}
+
+// decodeSequence parses a value of the sequence hash: "<gen> <spec>".
+func decodeSequence(name, v string) (workerid.Sequence, error) {
+	gs, spec, ok := strings.Cut(v, " ")
+	gen, ok2 := parseDecimal(gs)
+	if !ok || !ok2 || gen == 0 || gen > 1<<62 {
+		return workerid.Sequence{}, fmt.Errorf("%w: sequence %s holds %q", ErrBadReply, name, v)
+	}
+	return workerid.Sequence{Name: name, Spec: spec, Gen: int64(gen)}, nil
+}

@@ -1,0 +1,97 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// Check reports whether the Redis server behind rdb keeps worker IDs
+// safely. It returns an *UnsafeError naming each condition that fails, nil
+// when all hold, or the error that kept it from asking the server. The
+// conditions:
+//
+//   - AOF is on (INFO persistence shows aof_enabled:1; appendonly yes):
+//     otherwise a restart loses every reservation.
+//   - appendfsync is always (CONFIG GET appendfsync): otherwise a crash
+//     loses reservations the server has acknowledged. When CONFIG is
+//     disabled or renamed this cannot be read, and Check refuses.
+//   - The server is a primary without replicas (INFO replication shows
+//     role:master and connected_slaves:0): replication is asynchronous, so
+//     a promoted replica can lack acknowledged reservations.
+//
+// NewSource runs Check unless Config.Unsafe is set.
+func Check(ctx context.Context, rdb *goredis.Client) error {
+	reasons, err := unsafeReasons(ctx, rdb)
+	if err != nil {
+		return err
+	}
+	if len(reasons) > 0 {
+		return &UnsafeError{Addr: rdb.Options().Addr, Reasons: reasons}
+	}
+	return nil
+}
+
+// unsafeReasons returns the conditions of Check that fail. A command the
+// server refuses (disabled, renamed, not permitted) is a failed condition;
+// a network error is an error.
+func unsafeReasons(ctx context.Context, rdb *goredis.Client) ([]string, error) {
+	var reasons []string
+
+	persistence, err := await(ctx, func(ctx context.Context) (string, error) {
+		return rdb.Info(ctx, "persistence").Result()
+	})
+	switch {
+	case isRedisError(err):
+		reasons = append(reasons, fmt.Sprintf("INFO persistence is refused (%v), so AOF cannot be checked: allow INFO", err))
+	case err != nil:
+		return nil, fmt.Errorf("floe: checking redis persistence: %w", err)
+	default:
+		if v := infoField(persistence, "aof_enabled"); v != "1" {
+			reasons = append(reasons, fmt.Sprintf("AOF is off (aof_enabled:%s), so a restart loses every reservation: set appendonly yes", v))
+		}
+	}
+
+	fsync, err := await(ctx, func(ctx context.Context) (map[string]string, error) {
+		return rdb.ConfigGet(ctx, "appendfsync").Result()
+	})
+	switch {
+	case isRedisError(err):
+		reasons = append(reasons, fmt.Sprintf("CONFIG is disabled or renamed (%v), so appendfsync cannot be checked: allow CONFIG GET, with appendfsync always", err))
+	case err != nil:
+		return nil, fmt.Errorf("floe: checking redis appendfsync: %w", err)
+	default:
+		if v := fsync["appendfsync"]; v != "always" {
+			reasons = append(reasons, fmt.Sprintf("appendfsync is %q, so a crash can lose reservations already acknowledged: set appendfsync always", v))
+		}
+	}
+
+	replication, err := await(ctx, func(ctx context.Context) (string, error) {
+		return rdb.Info(ctx, "replication").Result()
+	})
+	switch {
+	case isRedisError(err):
+		reasons = append(reasons, fmt.Sprintf("INFO replication is refused (%v), so replicas cannot be checked: allow INFO", err))
+	case err != nil:
+		return nil, fmt.Errorf("floe: checking redis replication: %w", err)
+	default:
+		if role := infoField(replication, "role"); role != "master" {
+			reasons = append(reasons, fmt.Sprintf("the server is a replica (role:%s), and replication is asynchronous: use a primary without replicas", role))
+		} else if n := infoField(replication, "connected_slaves"); n != "0" {
+			reasons = append(reasons, fmt.Sprintf("the primary has replicas (connected_slaves:%s), and replication is asynchronous, so a promoted replica can lack reservations already acknowledged: remove the replicas", n))
+		}
+	}
+	return reasons, nil
+}
+
+// infoField returns the value of one "name:value" line of an INFO reply.
+func infoField(info, name string) string {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}

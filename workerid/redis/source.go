@@ -1,0 +1,233 @@
+package redis
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/workerid"
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// MaxIDs bounds Config.IDs: a claim scans the worker IDs inside Redis, two
+// commands per ID, and blocks the server meanwhile (about a millisecond
+// per thousand IDs).
+const MaxIDs = 1 << 16
+
+// DefaultPrefix is the key prefix of a Config without one.
+const DefaultPrefix = "floe/v1/"
+
+// Config configures a Source. The zero value of each field but IDs means
+// its default.
+type Config struct {
+	// Prefix starts every key of the Source: Prefix+"workers/<id>",
+	// Prefix+"fence/<id>", Prefix+"reserved/<id>". Default DefaultPrefix.
+	// Sources that share a prefix share the worker IDs.
+	Prefix string
+	// IDs is how many worker IDs there are: 0..IDs-1. Required, 1..MaxIDs.
+	IDs int
+	// TTL is how long a lease outlives its last renewal. The lease renews
+	// every TTL/3. Default 10 s, at least 1 s.
+	TTL time.Duration
+	// Timeout bounds each request to Redis. Default TTL/3, at most TTL.
+	Timeout time.Duration
+	// Owner names this host in the owner token and the reservation, so a
+	// claim prefers the worker ID its owner held last. Default the host
+	// name; at most 255 bytes of UTF-8.
+	Owner string
+	// Clock measures the lease's local deadline. Default
+	// floe.MonotonicClock.
+	Clock floe.Clock
+	// Logger receives the warnings of the Source: the unsafe server, failed
+	// renewals, lost leases. Default none.
+	Logger *slog.Logger
+	// Unsafe starts the Source even when Check fails (floed
+	// --redis-unsafe): a server without AOF, with appendfsync other than
+	// always, or with replicas can lose reservations it acknowledged, and
+	// then hand out a worker ID with a floor below ticks already issued.
+	// Source.Unsafe reports the reasons.
+	Unsafe bool
+
+	seq *seqRef // set by Catalog.Source: the sequence the worker IDs are of
+}
+
+// seqRef names the catalog sequence a Source's worker IDs belong to; a
+// claim checks that it still exists.
+type seqRef struct {
+	hash, name, gen, usedKey string
+}
+
+// Source claims worker IDs from a Redis server: an owner key with a TTL
+// per held ID, a fence counter and a reservation per ID, changed only by
+// Lua scripts. It is safe for concurrent use.
+type Source struct {
+	rdb    *goredis.Client // immutable
+	cfg    Config          // immutable, defaults applied
+	unsafe []string        // immutable: the failed conditions of Check
+}
+
+// NewSource returns a Source of cfg.IDs worker IDs on the server behind
+// rdb. It runs Check first and refuses an unsafe server with an
+// *UnsafeError, unless cfg.Unsafe is set; then it logs a warning and
+// Source.Unsafe reports why.
+func NewSource(ctx context.Context, rdb *goredis.Client, cfg Config) (*Source, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	reasons, err := unsafeReasons(ctx, rdb)
+	if err != nil {
+		return nil, err
+	}
+	if len(reasons) > 0 {
+		if !cfg.Unsafe {
+			return nil, &UnsafeError{Addr: rdb.Options().Addr, Reasons: reasons}
+		}
+		cfg.Logger.Warn("redis server is unsafe for worker IDs; running anyway",
+			"redis_addr", rdb.Options().Addr, "reasons", reasons, "key_prefix", cfg.Prefix)
+	}
+	return &Source{rdb: rdb, cfg: cfg, unsafe: reasons}, nil
+}
+
+func (c *Config) setDefaults() error {
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if c.IDs < 1 || c.IDs > MaxIDs {
+		return fmt.Errorf("%w: %d, want 1..%d", ErrIDs, c.IDs, MaxIDs)
+	}
+	if c.TTL == 0 {
+		c.TTL = 10 * time.Second
+	}
+	if c.TTL < time.Second {
+		return fmt.Errorf("%w: %v", ErrTTL, c.TTL)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = c.TTL / 3
+	}
+	if c.Timeout < 0 || c.Timeout > c.TTL {
+		return fmt.Errorf("%w: %v, want up to the TTL %v", ErrTimeout, c.Timeout, c.TTL)
+	}
+	if c.Owner == "" {
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			return fmt.Errorf("%w: no host name (%v); set Config.Owner", ErrOwner, err)
+		}
+		c.Owner = host
+	}
+	if len(c.Owner) > maxOwner || !utf8.ValidString(c.Owner) {
+		return fmt.Errorf("%w: %q", ErrOwner, c.Owner)
+	}
+	if c.Clock == nil {
+		c.Clock = floe.MonotonicClock
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// Unsafe returns the conditions of Check the server failed when the Source
+// started with Config.Unsafe; none when it is safe.
+func (s *Source) Unsafe() []string { return append([]string(nil), s.unsafe...) }
+
+// Claim takes a free worker ID: the one its owner held last if it is free,
+// else the first free one from a random offset, by one script that also
+// sets the owner key, raises the fence and clears the last tick of a clean
+// release. It returns an error wrapping workerid.ErrExhausted when every ID
+// is held, and one wrapping workerid.ErrNotFound when the Source's catalog
+// sequence was destroyed.
+func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
+	var b [16]byte
+	crand.Read(b[:])
+	token := hex.EncodeToString(b[:]) + ":" + s.cfg.Owner
+	args := []any{
+		s.cfg.Prefix, s.cfg.IDs, rand.IntN(s.cfg.IDs), token, s.cfg.TTL.Milliseconds(), s.cfg.Owner,
+		"", "", "", "",
+	}
+	if q := s.cfg.seq; q != nil {
+		args[6], args[7], args[8], args[9] = q.hash, q.name, q.gen, q.usedKey
+	}
+	sent := s.cfg.Clock.Now()
+	rctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	reply, err := await(rctx, func(ctx context.Context) ([]any, error) {
+		return claimScript.Run(ctx, s.rdb, nil, args...).Slice()
+	})
+	if err != nil {
+		// The claim may have taken an ID all the same; its owner key
+		// expires after the TTL.
+		return nil, fmt.Errorf("floe: claiming a worker ID under %s: %w", s.cfg.Prefix, err)
+	}
+	id, ok := reply[0].(int64)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%w: claim answered %v", ErrBadReply, reply)
+	case id == -1:
+		return nil, fmt.Errorf("%w: all %d worker IDs under %s", workerid.ErrExhausted, s.cfg.IDs, s.cfg.Prefix)
+	case id == -2:
+		return nil, fmt.Errorf("%w: sequence %s (generation %s) was destroyed", workerid.ErrNotFound, s.cfg.seq.name, s.cfg.seq.gen)
+	}
+	if len(reply) != 3 || id < 0 || id >= int64(s.cfg.IDs) {
+		return nil, fmt.Errorf("%w: claim answered %v", ErrBadReply, reply)
+	}
+	fence, ok1 := reply[1].(int64)
+	raw, ok2 := reply[2].(string)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("%w: claim answered %v", ErrBadReply, reply)
+	}
+	l := newLease(s, int(id), fence, token, sent)
+	if raw != "" {
+		rec, err := decodeReservation(raw)
+		if err != nil {
+			// The script validated R only; give the ID back untouched.
+			l.dropLease(ctx)
+			return nil, fmt.Errorf("floe: claiming worker ID %d under %s: %w", id, s.cfg.Prefix, err)
+		}
+		l.floor, l.reserved = rec.R, rec.R
+		if rec.Last != 0 {
+			l.floor = rec.Last
+		}
+	}
+	l.start()
+	return l, nil
+}
+
+// await runs f and returns its result, or ctx's error as soon as ctx is
+// done: the client's own timeouts may be longer (without
+// ContextTimeoutEnabled it ignores deadlines), and a lease's deadline must
+// not wait for them. f keeps running until the client returns.
+func await[T any](ctx context.Context, f func(context.Context) (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f(ctx)
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// isRedisError reports whether err is an error reply of the server.
+func isRedisError(err error) bool {
+	var rerr goredis.Error
+	return errors.As(err, &rerr) && !errors.Is(err, goredis.Nil)
+}
+
+func formatTick(t uint64) string { return strconv.FormatUint(t, 10) }
