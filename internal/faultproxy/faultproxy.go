@@ -1,0 +1,243 @@
+// Package faultproxy is an in-process TCP proxy for tests that injects
+// network faults between a client and a server: a black hole, one-way
+// cuts, delays and connection resets. Faults change at run time and apply
+// to the connections already open as well as to new ones.
+package faultproxy
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// Direction is one way of a proxied connection.
+type Direction int
+
+const (
+	// ToTarget is the way from the client to the target.
+	ToTarget Direction = iota
+	// ToClient is the way from the target back to the client.
+	ToClient
+)
+
+func (d Direction) String() string {
+	if d == ToTarget {
+		return "to target"
+	}
+	return "to client"
+}
+
+// chunkSize is the most one read forwards at a time: the size of the
+// protocol frames the tests see, without growing buffers.
+const chunkSize = 32 << 10
+
+// queueLen bounds the chunks one direction holds back while delaying;
+// past it, reading from the sender waits, as a full network would.
+const queueLen = 1024
+
+// Proxy listens on a loopback port and forwards each accepted connection
+// to its target. It is safe for concurrent use.
+type Proxy struct {
+	target string       // immutable
+	ln     net.Listener // immutable
+
+	mu        sync.Mutex
+	blackhole bool               // guarded by mu
+	cut       [2]bool            // guarded by mu: by Direction
+	delay     time.Duration      // guarded by mu
+	links     map[*link]struct{} // guarded by mu
+	closed    bool               // guarded by mu
+
+	wg sync.WaitGroup // the accept loop and every link's goroutines
+}
+
+// Listen starts a Proxy on a free loopback port forwarding to target.
+func Listen(target string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{target: target, ln: ln, links: make(map[*link]struct{})}
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// Addr is the address clients connect to.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Blackhole drops every byte both ways while on, silently: connections
+// stay open and new ones are accepted, but nothing arrives.
+func (p *Proxy) Blackhole(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.blackhole = on
+}
+
+// Cut drops the bytes going one way while on, silently.
+func (p *Proxy) Cut(dir Direction, on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut[dir] = on
+}
+
+// Delay holds each chunk read for d before forwarding it, in order, each
+// way. Zero forwards at once.
+func (p *Proxy) Delay(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.delay = d
+}
+
+// Heal turns every fault off.
+func (p *Proxy) Heal() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.blackhole, p.cut, p.delay = false, [2]bool{}, 0
+}
+
+// Reset closes every connection open now; new ones are accepted.
+func (p *Proxy) Reset() {
+	p.mu.Lock()
+	links := make([]*link, 0, len(p.links))
+	for l := range p.links {
+		links = append(links, l)
+	}
+	p.mu.Unlock()
+	for _, l := range links {
+		l.close()
+	}
+}
+
+// Close stops listening, closes every connection and waits for the
+// Proxy's goroutines to end.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	err := p.ln.Close()
+	p.Reset()
+	p.wg.Wait()
+	return err
+}
+
+// drops reports whether a chunk going dir is dropped now.
+func (p *Proxy) drops(dir Direction) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.blackhole || p.cut[dir]
+}
+
+func (p *Proxy) currentDelay() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.delay
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		client, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		target, err := net.Dial("tcp", p.target)
+		if err != nil {
+			client.Close()
+			continue
+		}
+		l := &link{client: client, target: target, done: make(chan struct{})}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			l.close()
+			return
+		}
+		p.links[l] = struct{}{}
+		p.wg.Add(3)
+		p.mu.Unlock()
+		go func() {
+			defer p.wg.Done()
+			<-l.done
+			p.mu.Lock()
+			delete(p.links, l)
+			p.mu.Unlock()
+		}()
+		go p.pipe(l, ToTarget, client, target)
+		go p.pipe(l, ToClient, target, client)
+	}
+}
+
+// link is one proxied connection.
+type link struct {
+	client, target net.Conn
+	done           chan struct{} // closed by close
+	once           sync.Once
+}
+
+func (l *link) close() {
+	l.once.Do(func() {
+		l.client.Close()
+		l.target.Close()
+		close(l.done)
+	})
+}
+
+type chunk struct {
+	b   []byte
+	due time.Time
+}
+
+// pipe forwards one direction of l: a reader that applies the faults
+// when a chunk arrives, and a writer that waits out each chunk's delay
+// and applies them again when it is due. An end of either side (a close,
+// a half-close) closes the whole connection, dropping delayed chunks.
+func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
+	defer p.wg.Done()
+	queue := make(chan chunk, queueLen)
+	writer := make(chan struct{})
+	go func() {
+		defer close(writer)
+		timer := time.NewTimer(0)
+		timer.Stop()
+		for {
+			var c chunk
+			select {
+			case <-l.done:
+				return
+			case c = <-queue:
+			}
+			if wait := time.Until(c.due); wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-l.done:
+					return
+				case <-timer.C:
+				}
+			}
+			if p.drops(dir) {
+				continue
+			}
+			if _, err := dst.Write(c.b); err != nil {
+				l.close()
+				return
+			}
+		}
+	}()
+	defer func() { <-writer }()
+	for {
+		buf := make([]byte, chunkSize)
+		n, err := src.Read(buf)
+		if n > 0 && !p.drops(dir) {
+			select {
+			case queue <- chunk{b: buf[:n], due: time.Now().Add(p.currentDelay())}:
+			case <-l.done:
+				return
+			}
+		}
+		if err != nil {
+			l.close()
+			return
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package faultproxy
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// quiet is how long a test waits to conclude that nothing arrives.
+const quiet = 150 * time.Millisecond
+
+// echo is a loopback server that writes back what it reads and counts it.
+type echo struct {
+	ln       net.Listener
+	received atomic.Int64
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	conns    []net.Conn
+}
+
+func startEcho(t *testing.T) *echo {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &echo{ln: ln}
+	e.wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			e.mu.Lock()
+			e.conns = append(e.conns, c)
+			e.mu.Unlock()
+			e.wg.Go(func() {
+				buf := make([]byte, 1024)
+				for {
+					n, err := c.Read(buf)
+					e.received.Add(int64(n))
+					if n > 0 {
+						c.Write(buf[:n])
+					}
+					if err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		e.mu.Lock()
+		for _, c := range e.conns {
+			c.Close()
+		}
+		e.mu.Unlock()
+		e.wg.Wait()
+	})
+	return e
+}
+
+func listen(t *testing.T, target string) *Proxy {
+	t.Helper()
+	p, err := Listen(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func dial(t *testing.T, p *Proxy) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// roundTrip writes msg and reads the reply until wait has passed; it
+// returns what came back and how long it took.
+func roundTrip(t *testing.T, c net.Conn, msg string, wait time.Duration) (string, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	if _, err := c.Write([]byte(msg)); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	c.SetReadDeadline(start.Add(wait))
+	defer c.SetReadDeadline(time.Time{})
+	buf := make([]byte, len(msg))
+	n, err := io.ReadFull(c, buf)
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read: %v", err)
+	}
+	return string(buf[:n]), time.Since(start)
+}
+
+func TestProxy_Faults(t *testing.T) {
+	tests := []struct {
+		name         string
+		fault        func(p *Proxy)
+		wait         time.Duration
+		wantReply    string
+		wantReceived int64 // bytes the server got
+		minTime      time.Duration
+	}{
+		{name: "no fault", fault: func(*Proxy) {}, wait: 5 * time.Second, wantReply: "ping", wantReceived: 4},
+		{name: "black hole", fault: func(p *Proxy) { p.Blackhole(true) }, wait: quiet, wantReply: "", wantReceived: 0},
+		{name: "cut to target", fault: func(p *Proxy) { p.Cut(ToTarget, true) }, wait: quiet, wantReply: "", wantReceived: 0},
+		{name: "cut to client", fault: func(p *Proxy) { p.Cut(ToClient, true) }, wait: quiet, wantReply: "", wantReceived: 4},
+		{name: "delay each way", fault: func(p *Proxy) { p.Delay(50 * time.Millisecond) }, wait: 5 * time.Second, wantReply: "ping", wantReceived: 4, minTime: 100 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := startEcho(t)
+			p := listen(t, e.ln.Addr().String())
+			c := dial(t, p)
+			// The connection works before the fault, which then applies
+			// to it, open as it is.
+			if got, _ := roundTrip(t, c, "warm", 5*time.Second); got != "warm" {
+				t.Fatalf("before the fault: got %q, want %q", got, "warm")
+			}
+			tt.fault(p)
+			got, took := roundTrip(t, c, "ping", tt.wait)
+			if got != tt.wantReply {
+				t.Errorf("reply %q, want %q", got, tt.wantReply)
+			}
+			if took < tt.minTime {
+				t.Errorf("reply after %v, want at least %v", took, tt.minTime)
+			}
+			if got, want := e.received.Load()-4, tt.wantReceived; got != want {
+				t.Errorf("server received %d bytes, want %d", got, want)
+			}
+			// Healed, the same connection carries new bytes; dropped ones
+			// stay dropped.
+			p.Heal()
+			if got, _ := roundTrip(t, c, "heal", 5*time.Second); got != "heal" {
+				t.Errorf("after healing: got %q, want %q", got, "heal")
+			}
+		})
+	}
+}
+
+func TestProxy_FaultsApplyToNewConnections(t *testing.T) {
+	e := startEcho(t)
+	p := listen(t, e.ln.Addr().String())
+	p.Blackhole(true)
+	c := dial(t, p)
+	if got, _ := roundTrip(t, c, "ping", quiet); got != "" {
+		t.Fatalf("through a black hole: got %q, want nothing", got)
+	}
+	p.Blackhole(false)
+	if got, _ := roundTrip(t, c, "pong", 5*time.Second); got != "pong" {
+		t.Fatalf("after the black hole: got %q, want %q", got, "pong")
+	}
+}
+
+func TestProxy_Reset(t *testing.T) {
+	e := startEcho(t)
+	p := listen(t, e.ln.Addr().String())
+	c := dial(t, p)
+	if got, _ := roundTrip(t, c, "ping", 5*time.Second); got != "ping" {
+		t.Fatalf("got %q, want %q", got, "ping")
+	}
+	p.Reset()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := c.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read after Reset: %d bytes, %v; want the connection closed", n, err)
+	}
+	c2 := dial(t, p)
+	if got, _ := roundTrip(t, c2, "pong", 5*time.Second); got != "pong" {
+		t.Fatalf("new connection after Reset: got %q, want %q", got, "pong")
+	}
+}
+
+func TestProxy_Close(t *testing.T) {
+	e := startEcho(t)
+	p, err := Listen(e.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, p)
+	p.Delay(time.Hour) // a chunk held back must not keep Close waiting
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- p.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not return")
+	}
+	if _, err := net.Dial("tcp", p.Addr()); err == nil {
+		t.Fatal("dial after Close succeeded")
+	}
+}
