@@ -141,6 +141,13 @@ func (c *conn) serve() {
 		s.m.connClosed(reason)
 		s.progress()
 	}()
+	// Without tokens every connection is the default sequence's: refuse
+	// it at once while that sequence holds no worker ID, so a client
+	// fails over without sending a request first.
+	if set := s.set.Load(); !set.tokened && set.list[0].term.Load() == nil {
+		reason = "not_ready"
+		return
+	}
 	r := bufio.NewReaderSize(c.nc, readerSize)
 	seq, why := c.auth(r)
 	if seq != nil {
@@ -229,7 +236,8 @@ func (c *conn) serve() {
 // or nil and the reason to close.
 func (c *conn) auth(r *bufio.Reader) (*sequence, string) {
 	s := c.s
-	def := s.seqs[0]
+	set := s.set.Load()
+	def := set.list[0]
 	if len(def.tokens) > 0 {
 		// A token is required: the whole frame within AuthTimeout.
 		c.nc.SetReadDeadline(time.Now().Add(s.cfg.AuthTimeout))
@@ -253,7 +261,7 @@ func (c *conn) auth(r *bufio.Reader) (*sequence, string) {
 	if err != nil {
 		return nil, c.readFailure(err, "auth")
 	}
-	if !s.tokened {
+	if !set.tokened {
 		return def, "" // no tokens: the frame is read and ignored
 	}
 	seq := s.byToken(token)

@@ -39,6 +39,11 @@ type SequenceConfig struct {
 	// above (Datacenter and Worker, or Node) with its reservation in
 	// Config.Store, through a workerid.Static.
 	Source workerid.Source
+	// Gen is the generation of the sequence in Config.Catalog (see
+	// workerid.Sequence); zero for a sequence outside any catalog. A
+	// sequence whose generation is gone from the catalog was destroyed, and
+	// the server stops serving it.
+	Gen int64
 	// Tokens select this sequence on a binary connection (the auth frame)
 	// and authorize HTTP requests for it (Authorization: Bearer). A sequence
 	// without tokens is open to all.
@@ -72,6 +77,15 @@ type Config struct {
 	// default: binary connections without an auth frame and HTTP requests
 	// without ?seq= use it.
 	Sequences []SequenceConfig
+	// Catalog, in a cluster, is where the named sequences are defined; it
+	// serves the admin API's sequence operations. Nil outside a cluster.
+	Catalog workerid.Catalog
+	// Sources returns the worker-ID source of a catalog's sequence, for a
+	// sequence attached at runtime. Required with Catalog.
+	Sources func(workerid.Sequence) (workerid.Source, error)
+	// AdminToken, when set, is required (Authorization: Bearer) by the
+	// admin API under /v1/admin/.
+	AdminToken string
 	// Store keeps the reservations of the sequences without a Source;
 	// required when there are any.
 	Store Store
@@ -166,6 +180,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: reservation window %v is below %v", ErrConfig, c.Window, minWindow)
 	case c.MaxConns < 0 || c.AuthTimeout < 0 || c.IdleTimeout < 0 || c.MaxHTTPCount < 0 || c.MaxAhead < 0 || c.MaxWait < 0 || c.ClaimTimeout < 0:
 		return fmt.Errorf("%w: negative limit", ErrConfig)
+	}
+	if c.Catalog != nil && c.Sources == nil {
+		return fmt.Errorf("%w: a catalog without Sources", ErrConfig)
 	}
 	switch c.Policy {
 	case floe.Wait, floe.Fail, floe.Borrow:

@@ -2,8 +2,10 @@ package server
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/floeid/floe"
@@ -96,22 +98,64 @@ func describe(sc SequenceConfig) (spec, def string, k ticks, err error) {
 		if err := l.Validate(); err != nil {
 			return "", "", ticks{}, fmt.Errorf("sequence %q: %w", sc.Name, err)
 		}
-		spec = fmt.Sprintf("id64 layout=%q", l.String())
-		return spec, fmt.Sprintf("%s datacenter=%d worker=%d", spec, sc.Datacenter, sc.Worker), ticks{l.Epoch, l.Unit, l.MaxTick()}, nil
+		def := fmt.Sprintf("id64 layout=%q datacenter=%d worker=%d", l.String(), sc.Datacenter, sc.Worker)
+		return encodeSpec(Format64, &l), def, ticks{l.Epoch, l.Unit, l.MaxTick()}, nil
 	case Format80:
-		return "id80", fmt.Sprintf("id80 partition=%d", sc.Node), ticks{id80.Epoch, id80.TimeUnit, id80.MaxTimestamp}, nil
+		return encodeSpec(Format80, nil), fmt.Sprintf("id80 partition=%d", sc.Node), ticks{id80.Epoch, id80.TimeUnit, id80.MaxTimestamp}, nil
 	case Format96:
-		return "id96", fmt.Sprintf("id96 node=%d", sc.Node), ticks{time.Unix(0, 0), 1 << 17, id96.MaxTick}, nil
+		return encodeSpec(Format96, nil), fmt.Sprintf("id96 node=%d", sc.Node), ticks{time.Unix(0, 0), 1 << 17, id96.MaxTick}, nil
 	}
 	return "", "", ticks{}, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
 }
 
 // Spec returns the definition a cluster records for sc: its format and
-// layout (with the epoch and tick unit), without the node. Every node that
-// serves a named sequence must have the same spec.
+// layout (with the epoch and tick unit) as JSON, without the node. Every
+// node that serves a named sequence must have the same spec.
 func Spec(sc SequenceConfig) (string, error) {
 	spec, _, _, err := describe(sc)
 	return spec, err
+}
+
+// spec is the JSON of a Spec.
+type spec struct {
+	Format Format       `json:"format"`
+	Layout *id64.Layout `json:"layout,omitempty"`
+}
+
+func encodeSpec(f Format, l *id64.Layout) string {
+	if l != nil {
+		c := *l
+		c.Epoch = c.Epoch.UTC()
+		l = &c
+	}
+	b, _ := json.Marshal(spec{f, l})
+	return string(b)
+}
+
+// SequenceFromSpec returns the SequenceConfig of a sequence named name
+// with the Spec text s, as a cluster's catalog records it.
+func SequenceFromSpec(name, s string) (SequenceConfig, error) {
+	var sp spec
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sp); err != nil {
+		return SequenceConfig{}, fmt.Errorf("%w: sequence %q: spec %q: %w", ErrConfig, name, s, err)
+	}
+	sc := SequenceConfig{Name: name, Format: sp.Format}
+	if sp.Layout != nil {
+		if sp.Format != Format64 {
+			return SequenceConfig{}, fmt.Errorf("%w: sequence %q: a layout for format %s", ErrConfig, name, sp.Format)
+		}
+		sc.Layout = *sp.Layout
+	}
+	got, err := Spec(sc)
+	if err != nil {
+		return SequenceConfig{}, err
+	}
+	if got != s {
+		return SequenceConfig{}, fmt.Errorf("%w: sequence %q: spec %q is not canonical (want %q)", ErrConfig, name, s, got)
+	}
+	return sc, nil
 }
 
 // maxWorkerIDs caps the worker IDs of a sequence in a cluster: a claim

@@ -22,6 +22,7 @@ import (
 //	GET /healthz              200 while the process runs
 //	GET /readyz               200 when every sequence can issue, else 503
 //	GET /metrics              Prometheus metrics, when a Registry is set
+//	/v1/admin/...             named sequences and attachment (see adminRoutes)
 //
 // A sequence with tokens requires one as "Authorization: Bearer <token>".
 // Errors are JSON {"error": "...", "code": "..."} with a matching status.
@@ -35,6 +36,7 @@ func (s *Server) Handler() http.Handler {
 		w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", s.handleReady)
+	s.adminRoutes(mux)
 	if s.cfg.Registry != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{Registry: s.cfg.Registry}))
 	}
@@ -199,8 +201,9 @@ type sequenceInfo struct {
 }
 
 func (s *Server) handleSequences(w http.ResponseWriter, r *http.Request) {
-	list := make([]sequenceInfo, 0, len(s.seqs))
-	for i, seq := range s.seqs {
+	seqs := s.seqs()
+	list := make([]sequenceInfo, 0, len(seqs))
+	for i, seq := range seqs {
 		wid, rr, last := seq.info()
 		info := sequenceInfo{
 			Name: seq.name, Format: seq.format, Definition: seq.def, Spec: seq.spec, Default: i == 0,

@@ -152,7 +152,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
-	for _, seq := range c.s.seqs {
+	for _, seq := range c.s.seqs() {
 		st := seq.stats()
 		counter(descIssued, float64(st.Issued), seq.name, string(seq.format))
 		counter(descRegressions, float64(st.Regressions), seq.name, seq.policy.String())

@@ -66,6 +66,11 @@ type sequence struct {
 	// onEnd is called when a term ends (the server closes the sequence's
 	// binary connections). Immutable after New.
 	onEnd func()
+	// gone, when set, reports whether the cluster destroyed the sequence:
+	// asked after a lost lease, before claiming again. Immutable.
+	gone func() bool
+	// attached is whether the supervisor holds or claims a worker ID.
+	attached atomic.Bool
 }
 
 // term is one holding of a worker ID: the lease and the generator built
@@ -180,8 +185,11 @@ func (s *sequence) open(ctx context.Context, lease workerid.Lease) (*term, error
 // term published for the clean stop.
 func (s *sequence) run(stop <-chan struct{}, t *term) {
 	attached := true
+	s.attached.Store(true)
+	defer func() { s.attached.Store(attached) }()
 	backoff := time.Duration(0)
 	for {
+		s.attached.Store(attached)
 		if t == nil && attached {
 			var err error
 			ctx, cancel := contextUntil(stop)
@@ -190,6 +198,11 @@ func (s *sequence) run(stop <-chan struct{}, t *term) {
 			if err != nil {
 				backoff = min(max(2*backoff, 50*time.Millisecond), 2*time.Second)
 				s.setWhy(err.Error())
+				if s.gone != nil && s.gone() {
+					s.setWhy("destroyed cluster-wide")
+					attached = false
+					continue
+				}
 				if errors.Is(err, workerid.ErrExhausted) {
 					s.log.Warn("every worker ID is held; claiming again", "retry", backoff)
 				} else {
@@ -223,8 +236,13 @@ func (s *sequence) run(stop <-chan struct{}, t *term) {
 		case lost != nil:
 			s.lost.Add(1)
 			s.endTerm(t, "lease lost: "+lost.Error())
-			s.log.Error("worker ID lease lost; issuing stopped, claiming again", "worker_id", t.lease.ID(), "err", lost)
+			s.log.Error("worker ID lease lost; issuing stopped", "worker_id", t.lease.ID(), "err", lost)
 			t = nil
+			if s.gone != nil && s.gone() {
+				s.setWhy("destroyed cluster-wide")
+				s.log.Warn("the sequence was destroyed cluster-wide; no longer serving it")
+				attached = false
+			}
 		case req != nil:
 			var err error
 			if !req.on {

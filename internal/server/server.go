@@ -16,12 +16,10 @@ import (
 // Server serves named ID sequences over the binary protocol and HTTP. It is
 // safe for concurrent use. Build one with New.
 type Server struct {
-	cfg     Config      // immutable after New
-	seqs    []*sequence // immutable; seqs[0] is the default
-	byName  map[string]*sequence
-	tokened bool // immutable: some sequence has tokens
-	log     *slog.Logger
-	m       *metrics
+	cfg Config // immutable after New
+	set atomic.Pointer[seqSet]
+	log *slog.Logger
+	m   *metrics
 
 	closing atomic.Bool
 	stop    chan struct{} // closed by Shutdown: waits end, keepers stop
@@ -46,34 +44,32 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg:       cfg,
-		byName:    make(map[string]*sequence),
 		log:       cfg.Logger,
 		stop:      make(chan struct{}),
 		idle:      make(chan struct{}, 1),
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[*conn]struct{}),
 	}
+	var seqs []*sequence
 	for _, sc := range cfg.Sequences {
-		seq, err := newSequence(sc, &cfg)
+		seq, err := s.newSequence(sc)
 		if err != nil {
 			return nil, err
 		}
-		seq.onEnd = func() { s.dropConns(seq) }
-		s.seqs = append(s.seqs, seq)
-		s.byName[seq.name] = seq
-		s.tokened = s.tokened || len(seq.tokens) > 0
+		seqs = append(seqs, seq)
 	}
+	s.set.Store(newSeqSet(seqs))
 	// Claim every sequence's worker ID before serving: a refused one (a
 	// changed definition, an unreadable reservation, a coordinator out of
 	// reach) stops the start. Every ID held is a standby's wait instead:
 	// the supervisor claims again until one frees.
-	terms := make([]*term, len(s.seqs))
-	for i, seq := range s.seqs {
+	terms := make([]*term, len(seqs))
+	for i, seq := range seqs {
 		t, err := seq.claim(context.Background())
 		if err != nil && !errors.Is(err, workerid.ErrExhausted) {
 			for j, t := range terms[:i] {
 				if t != nil {
-					s.seqs[j].releaseLease(t)
+					seqs[j].releaseLease(t)
 				}
 			}
 			return nil, err
@@ -91,19 +87,56 @@ func New(cfg Config) (*Server, error) {
 	if s.m, err = newMetrics(s, cfg.Registry, cfg.Version); err != nil {
 		for i, t := range terms {
 			if t != nil {
-				s.seqs[i].releaseLease(t)
+				seqs[i].releaseLease(t)
 			}
 		}
 		return nil, err
 	}
-	for i, seq := range s.seqs {
-		s.keepers.Add(1)
-		go func() {
-			defer s.keepers.Done()
-			seq.run(s.stop, terms[i])
-		}()
+	for i, seq := range seqs {
+		s.supervise(seq, terms[i])
 	}
 	return s, nil
+}
+
+// seqSet is the server's sequences; a new set replaces it when a sequence
+// is attached at runtime.
+type seqSet struct {
+	list    []*sequence // list[0] is the default
+	byName  map[string]*sequence
+	tokened bool // some sequence has tokens
+}
+
+func newSeqSet(list []*sequence) *seqSet {
+	set := &seqSet{list: list, byName: make(map[string]*sequence)}
+	for _, seq := range list {
+		set.byName[seq.name] = seq
+		set.tokened = set.tokened || len(seq.tokens) > 0
+	}
+	return set
+}
+
+func (s *Server) seqs() []*sequence { return s.set.Load().list }
+
+// newSequence makes the sequence of sc, wired to the server.
+func (s *Server) newSequence(sc SequenceConfig) (*sequence, error) {
+	seq, err := newSequence(sc, &s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	seq.onEnd = func() { s.dropConns(seq) }
+	if s.cfg.Catalog != nil && sc.Gen != 0 {
+		seq.gone = func() bool { return s.gone(seq) }
+	}
+	return seq, nil
+}
+
+// supervise runs seq's supervisor until the server stops.
+func (s *Server) supervise(seq *sequence, t *term) {
+	s.keepers.Add(1)
+	go func() {
+		defer s.keepers.Done()
+		seq.run(s.stop, t)
+	}()
 }
 
 // dropConns closes the binary connections of seq, whose term ended: their
@@ -155,10 +188,11 @@ func (s *Server) setAttached(ctx context.Context, name string, on bool) error {
 }
 
 func (s *Server) sequence(name string) (*sequence, error) {
+	set := s.set.Load()
 	if name == "" {
-		return s.seqs[0], nil
+		return set.list[0], nil
 	}
-	if seq, ok := s.byName[name]; ok {
+	if seq, ok := set.byName[name]; ok {
 		return seq, nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnknownSequence, name)
@@ -168,7 +202,7 @@ func (s *Server) sequence(name string) (*sequence, error) {
 // tokens are compared, in constant time.
 func (s *Server) byToken(token []byte) *sequence {
 	var found *sequence
-	for _, seq := range s.seqs {
+	for _, seq := range s.seqs() {
 		if seq.hasToken(token) {
 			found = seq
 		}
@@ -184,7 +218,10 @@ func (s *Server) Ready() error {
 		return fmt.Errorf("%w: shutting down", ErrNotReady)
 	}
 	var errs []error
-	for _, seq := range s.seqs {
+	for i, seq := range s.seqs() {
+		if i > 0 && !seq.attached.Load() {
+			continue // detached on purpose
+		}
 		if err := seq.ready(); err != nil {
 			errs = append(errs, err)
 		}
@@ -287,7 +324,7 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 		}
 		return err
 	}
-	for _, seq := range s.seqs {
+	for _, seq := range s.seqs() {
 		if e := seq.stopClean(); e != nil {
 			s.log.Error("recording the clean stop", "seq", seq.name, "err", e)
 			err = errors.Join(err, e)

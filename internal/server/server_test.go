@@ -325,7 +325,7 @@ func TestServer_ReservationKeepsAhead(t *testing.T) {
 	if err := checker.Err(); err != nil {
 		t.Fatal(err)
 	}
-	seq := s.seqs[0]
+	seq := s.seqs()[0]
 	// One write per window while serving, and a few to spare for the
 	// first reservation and the steps that raced the keeper.
 	if w := seq.writes.Load(); w > 600+10 {
@@ -390,7 +390,7 @@ func TestServer_Restart(t *testing.T) {
 				t.Fatal(err)
 			}
 			ids := make([]id64.ID, 1000)
-			if err := s1.seqs[0].fill64(ids, s1.stop); err != nil {
+			if err := s1.seqs()[0].fill64(ids, s1.stop); err != nil {
 				t.Fatal(err)
 			}
 			if tc.clean {
@@ -408,7 +408,7 @@ func TestServer_Restart(t *testing.T) {
 			}
 			defer s2.Close()
 			more := make([]id64.ID, 1000)
-			err = s2.seqs[0].fill64(more, s2.stop)
+			err = s2.seqs()[0].fill64(more, s2.stop)
 			if tc.serves != (err == nil) {
 				t.Fatalf("serves: %v (%v), want %v", err == nil, err, tc.serves)
 			}
@@ -441,7 +441,7 @@ func TestServer_CleanStopRecordsLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := make([]id64.ID, 5)
-	if err := s1.seqs[0].fill64(ids, s1.stop); err != nil {
+	if err := s1.seqs()[0].fill64(ids, s1.stop); err != nil {
 		t.Fatal(err)
 	}
 	if err := s1.Shutdown(context.Background()); err != nil {

@@ -1,0 +1,315 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/workerid"
+)
+
+// adminTimeout bounds one catalog operation of the admin API.
+const adminTimeout = 10 * time.Second
+
+// adminRoutes adds the admin API to mux:
+//
+//	GET    /v1/admin/sequences               the cluster's sequences and this node's part in each
+//	POST   /v1/admin/sequences               create {"name","format","layout"}
+//	DELETE /v1/admin/sequences/{name}        destroy it cluster-wide
+//	POST   /v1/admin/sequences/{name}/attach this node claims a worker ID for it and serves it
+//	POST   /v1/admin/sequences/{name}/detach this node releases its worker ID and stops serving it
+//
+// With Config.AdminToken set it is required as a bearer token; without
+// one, only loopback clients are served.
+func (s *Server) adminRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/admin/sequences", s.admin(s.handleAdminList))
+	mux.HandleFunc("POST /v1/admin/sequences", s.admin(s.handleAdminCreate))
+	mux.HandleFunc("DELETE /v1/admin/sequences/{name}", s.admin(s.handleAdminDestroy))
+	mux.HandleFunc("POST /v1/admin/sequences/{name}/attach", s.admin(s.handleAdminAttach))
+	mux.HandleFunc("POST /v1/admin/sequences/{name}/detach", s.admin(s.handleAdminDetach))
+}
+
+func (s *Server) admin(h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.adminAllowed(r) {
+			writeError(w, http.StatusUnauthorized, "unauthorized", "the admin API needs the admin token (or, without one, a loopback client)")
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) adminAllowed(r *http.Request) bool {
+	if s.cfg.AdminToken == "" {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		ip := net.ParseIP(host)
+		return err == nil && ip != nil && ip.IsLoopback()
+	}
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.AdminToken)) == 1
+}
+
+// adminSequence describes a sequence in the admin API.
+type adminSequence struct {
+	Name     string `json:"name"`
+	Spec     string `json:"spec"`
+	Gen      int64  `json:"gen"`
+	Attached bool   `json:"attached"`
+	WorkerID int    `json:"worker_id"`
+	Ready    bool   `json:"ready"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+func (s *Server) describeLocal(a *adminSequence) {
+	a.WorkerID = -1
+	seq, ok := s.set.Load().byName[a.Name]
+	if !ok || seq.sc.Gen != a.Gen {
+		return
+	}
+	a.Attached = seq.attached.Load()
+	a.WorkerID, _, _ = seq.info()
+	if err := seq.ready(); err != nil {
+		a.Reason = err.Error()
+	} else {
+		a.Ready = true
+	}
+}
+
+func (s *Server) noCatalog(w http.ResponseWriter) bool {
+	if s.cfg.Catalog == nil {
+		writeError(w, http.StatusNotImplemented, "no_cluster", "floed runs without a coordinator (--etcd or --redis): its sequences are its flags")
+		return true
+	}
+	return false
+}
+
+// catalogError answers a catalog failure.
+func catalogError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, workerid.ErrNotFound):
+		writeError(w, http.StatusNotFound, "not_found", err.Error())
+	case errors.Is(err, workerid.ErrConflict):
+		writeError(w, http.StatusConflict, "conflict", err.Error())
+	case errors.Is(err, workerid.ErrName), errors.Is(err, ErrConfig):
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+	default:
+		writeError(w, http.StatusServiceUnavailable, "unavailable", err.Error())
+	}
+}
+
+func (s *Server) handleAdminList(w http.ResponseWriter, r *http.Request) {
+	if s.noCatalog(w) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
+	defer cancel()
+	list, err := s.cfg.Catalog.List(ctx)
+	if err != nil {
+		catalogError(w, err)
+		return
+	}
+	out := make([]adminSequence, 0, len(list))
+	for _, seq := range list {
+		a := adminSequence{Name: seq.Name, Spec: seq.Spec, Gen: seq.Gen}
+		s.describeLocal(&a)
+		out = append(out, a)
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Sequences []adminSequence `json:"sequences"`
+	}{out})
+}
+
+// createRequest is the body of POST /v1/admin/sequences.
+type createRequest struct {
+	Name   string `json:"name"`
+	Format Format `json:"format"`
+	Layout string `json:"layout"`
+}
+
+func (s *Server) handleAdminCreate(w http.ResponseWriter, r *http.Request) {
+	if s.noCatalog(w) {
+		return
+	}
+	var req createRequest
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "bad_request", "the body is not a JSON object {name, format, layout}: "+err.Error())
+		return
+	}
+	sc := SequenceConfig{Name: req.Name, Format: cmp.Or(req.Format, Format64)}
+	if req.Layout != "" {
+		if sc.Format != Format64 {
+			writeError(w, http.StatusBadRequest, "bad_request", "a layout is for format id64 only")
+			return
+		}
+		l, err := id64.LayoutByName(req.Layout)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+			return
+		}
+		sc.Layout = l
+	}
+	spec, err := Spec(sc)
+	if err != nil {
+		catalogError(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
+	defer cancel()
+	before, err := s.cfg.Catalog.Get(ctx, req.Name)
+	existed := err == nil && before.Spec == spec
+	seq, err := s.cfg.Catalog.Create(ctx, req.Name, spec)
+	if err != nil {
+		catalogError(w, err)
+		return
+	}
+	status := http.StatusCreated
+	if existed && before.Gen == seq.Gen {
+		status = http.StatusOK
+	}
+	s.log.Info("sequence created", "seq", seq.Name, "gen", seq.Gen, "spec", seq.Spec, "existed", status == http.StatusOK)
+	writeJSON(w, status, adminSequence{Name: seq.Name, Spec: seq.Spec, Gen: seq.Gen, WorkerID: -1})
+}
+
+func (s *Server) handleAdminDestroy(w http.ResponseWriter, r *http.Request) {
+	if s.noCatalog(w) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
+	defer cancel()
+	name := r.PathValue("name")
+	if err := s.cfg.Catalog.Destroy(ctx, name); err != nil {
+		catalogError(w, err)
+		return
+	}
+	s.log.Warn("sequence destroyed cluster-wide", "seq", name)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) handleAdminAttach(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
+	defer cancel()
+	name := r.PathValue("name")
+	if err := s.attachNamed(ctx, name); err != nil {
+		if errors.Is(err, ErrUnknownSequence) {
+			writeError(w, http.StatusNotFound, "not_found", err.Error())
+			return
+		}
+		catalogError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, struct {
+		Name     string `json:"name"`
+		Attached bool   `json:"attached"`
+	}{name, true})
+}
+
+func (s *Server) handleAdminDetach(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
+	defer cancel()
+	name := r.PathValue("name")
+	if _, ok := s.set.Load().byName[name]; !ok {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("%v: %q", ErrUnknownSequence, name))
+		return
+	}
+	if err := s.Detach(ctx, name); err != nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Name     string `json:"name"`
+		Attached bool   `json:"attached"`
+	}{name, false})
+}
+
+// attachNamed attaches the named sequence: a sequence this node has, as
+// the catalog defines it now, or else one it adds from the catalog.
+func (s *Server) attachNamed(ctx context.Context, name string) error {
+	local, ok := s.set.Load().byName[name]
+	if s.cfg.Catalog == nil {
+		if !ok {
+			return fmt.Errorf("%w: %q", ErrUnknownSequence, name)
+		}
+		return s.Attach(ctx, name)
+	}
+	def, err := s.cfg.Catalog.Get(ctx, name)
+	if err != nil {
+		return err
+	}
+	if ok && local.sc.Gen == def.Gen {
+		return s.Attach(ctx, name)
+	}
+	return s.addSequence(def)
+}
+
+// addSequence starts serving a catalog's sequence this node does not have
+// (or has in a destroyed generation, which it replaces). Its supervisor
+// claims a worker ID in the background.
+func (s *Server) addSequence(def workerid.Sequence) error {
+	sc, err := SequenceFromSpec(def.Name, def.Spec)
+	if err != nil {
+		return err
+	}
+	sc.Gen = def.Gen
+	if sc.Source, err = s.cfg.Sources(def); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped || s.closing.Load() {
+		return ErrServerClosed
+	}
+	old := s.set.Load()
+	var tokens []string
+	if prev, ok := old.byName[def.Name]; ok {
+		if prev.sc.Gen == def.Gen {
+			return nil // attached meanwhile
+		}
+		if prev.attached.Load() {
+			return fmt.Errorf("%w: sequence %q generation %d is still attached; detach it first", ErrConfig, def.Name, prev.sc.Gen)
+		}
+		tokens = prev.tokens
+	}
+	sc.Tokens = tokens
+	seq, err := s.newSequence(sc)
+	if err != nil {
+		return err
+	}
+	list := slices.Clone(old.list)
+	if i := slices.IndexFunc(list, func(q *sequence) bool { return q.name == def.Name }); i >= 0 {
+		list[i] = seq
+	} else {
+		list = append(list, seq)
+	}
+	s.set.Store(newSeqSet(list))
+	s.log.Info("sequence attached", "seq", def.Name, "gen", def.Gen)
+	s.supervise(seq, nil)
+	return nil
+}
+
+// gone reports whether the catalog no longer has seq's generation. An
+// unreachable catalog is not proof: the supervisor claims again, which
+// fails as long as the coordinator is out of reach.
+func (s *Server) gone(seq *sequence) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+	defer cancel()
+	def, err := s.cfg.Catalog.Get(ctx, seq.name)
+	switch {
+	case errors.Is(err, workerid.ErrNotFound):
+		return true
+	case err != nil:
+		return false
+	}
+	return def.Gen != seq.sc.Gen
+}

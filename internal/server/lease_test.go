@@ -1,0 +1,312 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/workerid"
+)
+
+// fakeNS is a worker-ID namespace in memory whose leases a test can end,
+// as an expiry or a takeover would.
+type fakeNS struct {
+	mu       sync.Mutex
+	n        int
+	held     map[int]*fakeLease
+	reserved map[int]uint64
+	last     map[int]uint64
+	fence    int64
+	released []uint64 // the last ticks of the releases, in order
+}
+
+func newFakeNS(n int) *fakeNS {
+	return &fakeNS{n: n, held: make(map[int]*fakeLease), reserved: make(map[int]uint64), last: make(map[int]uint64)}
+}
+
+func (ns *fakeNS) Claim(ctx context.Context) (workerid.Lease, error) {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	for id := range ns.n {
+		if ns.held[id] != nil {
+			continue
+		}
+		ns.fence++
+		l := &fakeLease{ns: ns, id: id, fence: ns.fence, floor: ns.reserved[id], reserved: ns.reserved[id], done: make(chan struct{})}
+		if last := ns.last[id]; last != 0 {
+			l.floor = last
+			delete(ns.last, id)
+		}
+		ns.held[id] = l
+		return l, nil
+	}
+	return nil, workerid.ErrExhausted
+}
+
+// lose ends the lease of id.
+func (ns *fakeNS) lose(id int) {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	if l := ns.held[id]; l != nil {
+		delete(ns.held, id)
+		l.err = &workerid.LeaseLostError{ID: id, Fence: l.fence}
+		close(l.done)
+	}
+}
+
+func (ns *fakeNS) holder(id int) *fakeLease {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	return ns.held[id]
+}
+
+type fakeLease struct {
+	ns       *fakeNS
+	id       int
+	fence    int64
+	floor    uint64
+	done     chan struct{}
+	reserved uint64 // guarded by ns.mu
+	err      error  // guarded by ns.mu
+}
+
+func (l *fakeLease) ID() int               { return l.id }
+func (l *fakeLease) Fence() int64          { return l.fence }
+func (l *fakeLease) Floor() uint64         { return l.floor }
+func (l *fakeLease) Done() <-chan struct{} { return l.done }
+
+func (l *fakeLease) Reserved() uint64 {
+	l.ns.mu.Lock()
+	defer l.ns.mu.Unlock()
+	return l.reserved
+}
+
+func (l *fakeLease) Err() error {
+	l.ns.mu.Lock()
+	defer l.ns.mu.Unlock()
+	return l.err
+}
+
+func (l *fakeLease) Reserve(ctx context.Context, tick uint64) error {
+	l.ns.mu.Lock()
+	defer l.ns.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	if tick > l.reserved {
+		l.reserved = tick
+		l.ns.reserved[l.id] = tick
+	}
+	return nil
+}
+
+func (l *fakeLease) Release(ctx context.Context, last uint64) error {
+	l.ns.mu.Lock()
+	defer l.ns.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	if last != 0 {
+		l.ns.last[l.id] = min(last, l.reserved)
+	}
+	l.ns.released = append(l.ns.released, last)
+	delete(l.ns.held, l.id)
+	l.err = workerid.ErrReleased
+	close(l.done)
+	return nil
+}
+
+// waitReady polls the server until Ready answers as want says, for at most
+// 10 s of real time (the supervisor claims in the background).
+func waitReady(t *testing.T, s *Server, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := s.Ready()
+		if (err == nil) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Ready() = %v after 10 s, want ready=%v", err, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
+	clock := floetest.NewClock(start)
+	ns := newFakeNS(1)
+	s, addr := newTestServer(t, Config{Clock: clock, Window: time.Second, Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
+	c := dialNoeq(t, addr, "")
+	checker := floetest.NewChecker[uint64](0)
+	var before []uint64
+	for range 50 {
+		ids, err := c.get(100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checker.Add(ids...)
+		before = append(before, ids...)
+		clock.Step(20 * time.Millisecond)
+	}
+	r := ns.holder(0).Reserved()
+
+	ns.lose(0)
+	if !c.closed() {
+		t.Fatal("a binary connection stayed open after the lease was lost")
+	}
+	// The supervisor claims the ID again; its floor is R, ahead of the
+	// clock, so under policy wait it is not ready until the clock passes.
+	deadline := time.Now().Add(10 * time.Second)
+	for ns.holder(0) == nil || s.seqs()[0].term.Load() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("no new claim after the loss")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := s.Ready(); err == nil || !strings.Contains(err.Error(), "behind the reservation") {
+		t.Fatalf("Ready() right after the new claim = %v, want the clock behind R", err)
+	}
+	clock.Set(id64.Twitter.TickTime(r + 1))
+	waitReady(t, s, true)
+	c2 := dialNoeq(t, addr, "")
+	ids, err := c2.get(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker.Add(ids...)
+	if err := checker.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if tick := id64.Twitter.Parts(id64.ID(id)).Tick; tick <= r {
+			t.Fatalf("ID at tick %d after the handoff, at or below the old holder's R %d", tick, r)
+		}
+	}
+	if got := s.seqs()[0].lost.Load(); got != 1 {
+		t.Errorf("leases lost = %d, want 1", got)
+	}
+}
+
+func TestServer_RequestsRefusedWithoutLease(t *testing.T) {
+	clock := floetest.NewClock(start)
+	ns := newFakeNS(1)
+	s, addr := newTestServer(t, Config{Clock: clock, Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
+	// Someone else holds the ID before the server can claim it again.
+	ns.lose(0)
+	stolen, err := ns.Claim(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, s, false)
+	if err := s.Ready(); !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), "held") {
+		t.Fatalf("Ready() with every ID held = %v", err)
+	}
+	if !dialNoeq(t, addr, "").closed() {
+		t.Fatal("a binary connection was accepted for a sequence without a worker ID")
+	}
+	stolen.Release(context.Background(), 0)
+	clock.Step(time.Minute) // past the thief's R
+	waitReady(t, s, true)
+}
+
+func TestServer_StartsStandbyWhenEveryIDIsHeld(t *testing.T) {
+	ns := newFakeNS(2)
+	a, _ := ns.Claim(context.Background())
+	b, _ := ns.Claim(context.Background())
+	clock := floetest.NewClock(start)
+	s, _ := newTestServer(t, Config{Clock: clock, Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
+	if err := s.Ready(); err == nil {
+		t.Fatal("ready without a worker ID")
+	}
+	a.Release(context.Background(), 0)
+	waitReady(t, s, true)
+	if got := s.seqs()[0].term.Load().lease.ID(); got != a.ID() {
+		t.Errorf("claimed worker ID %d, want the freed %d", got, a.ID())
+	}
+	_ = b
+}
+
+func TestServer_DetachAttach(t *testing.T) {
+	clock := floetest.NewClock(start)
+	ns := newFakeNS(1)
+	s, addr := newTestServer(t, Config{Clock: clock, Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
+	c := dialNoeq(t, addr, "")
+	checker := floetest.NewChecker[uint64](0)
+	ids, err := c.get(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker.Add(ids...)
+	lastTick := id64.Twitter.Parts(id64.ID(ids[9])).Tick
+
+	ctx := context.Background()
+	if err := s.Detach(ctx, "default"); err != nil {
+		t.Fatal(err)
+	}
+	if !c.closed() {
+		t.Fatal("a binary connection stayed open after Detach")
+	}
+	if ns.holder(0) != nil {
+		t.Fatal("the worker ID is still held after Detach")
+	}
+	if got := ns.released; len(got) != 1 || got[0] != lastTick {
+		t.Fatalf("releases recorded last ticks %v, want [%d]", got, lastTick)
+	}
+	if err := s.Ready(); err == nil {
+		t.Fatal("ready while detached")
+	}
+	if err := s.Attach(ctx, "default"); err != nil {
+		t.Fatal(err)
+	}
+	// The release recorded the last tick: serving resumes one tick later,
+	// without waiting out the reservation (a window and a half ahead).
+	clock.Step(time.Millisecond)
+	waitReady(t, s, true)
+	ids, err = dialNoeq(t, addr, "").get(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker.Add(ids...)
+	if err := checker.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Detach(ctx, "nope"); !errors.Is(err, ErrUnknownSequence) {
+		t.Fatalf("Detach of an unknown sequence: %v", err)
+	}
+}
+
+func TestServer_ShutdownReleasesWithLastTick(t *testing.T) {
+	clock := floetest.NewClock(start)
+	ns := newFakeNS(1)
+	s, err := New(Config{Clock: clock, Logger: quietLogger(), Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := s.seqs()[0]
+	var ids [5]id64.ID
+	if err := seq.fill64(ids[:], nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ns.released, []uint64{id64.Twitter.Parts(ids[4]).Tick}; len(got) != 1 || got[0] != want[0] {
+		t.Fatalf("shutdown released with last ticks %v, want %v", got, want)
+	}
+	// The next holder starts right above the last tick.
+	l, err := ns.Claim(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := l.Floor(), id64.Twitter.Parts(ids[4]).Tick; got != want {
+		t.Fatalf("next floor %d, want %d", got, want)
+	}
+	_ = floe.Wait
+}
