@@ -8,6 +8,15 @@
 //	floe redis get [-n count] --addr host:port,...
 //	floe get [-n count] [-addr host:port,...] [-token T] [-timeout 5s] [-o text|json]
 //	floe bench [-addr host:port] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]
+//	floe seq create [-addr URL] [-token T] [-format id64|id80|id96] [-layout name] NAME
+//	floe seq list [-addr URL] [-token T] [-o text|json]
+//	floe seq destroy [-addr URL] [-token T] -yes NAME
+//	floe node attach [-addr URL] [-token T] NAME
+//	floe node detach [-addr URL] [-token T] NAME
+//
+// seq and node use floed's admin HTTP API: -addr defaults to
+// $FLOE_ADMIN_ADDR, else http://127.0.0.1:4445, and -token to
+// $FLOE_ADMIN_TOKEN.
 //
 // Run "floe <command> -h" for a command's flags.
 package main
@@ -32,6 +41,8 @@ var commands = []command{
 	{"redis", "set a Redis server's shard (init) or fetch IDs made in Redis (get)", runRedis},
 	{"get", "fetch IDs from floed (or noeqd) daemons", runGet},
 	{"bench", "load-test a noeq-protocol server: IDs/s, latency, uniqueness", runBench},
+	{"seq", "create, list or destroy a cluster's named sequences (floed admin API)", runSeq},
+	{"node", "attach a floed to a sequence, or detach it (floed admin API)", runNode},
 }
 
 func main() {

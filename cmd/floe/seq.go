@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// runSeq runs "floe seq create", "floe seq list" and "floe seq destroy":
+// they define, list and remove a cluster's named sequences through the
+// admin API of one floed.
+func runSeq(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "create":
+			return runSeqCreate(args[1:], stdout, stderr)
+		case "list":
+			return runSeqList(args[1:], stdout, stderr)
+		case "destroy":
+			return runSeqDestroy(args[1:], stdout, stderr)
+		case "-h", "--help", "help":
+			seqUsage(stderr)
+			return flag.ErrHelp
+		}
+		fmt.Fprintf(stderr, "floe seq: unknown command %q\n", args[0])
+	}
+	seqUsage(stderr)
+	return errUsage
+}
+
+func seqUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: floe seq create [-addr URL] [-token T] [-format id64|id80|id96] [-layout name] NAME")
+	fmt.Fprintln(w, "       floe seq list [-addr URL] [-token T] [-o text|json]")
+	fmt.Fprintln(w, "       floe seq destroy [-addr URL] [-token T] -yes NAME")
+}
+
+// seqInfo is a sequence as GET /v1/admin/sequences lists it.
+type seqInfo struct {
+	Name     string `json:"name"`
+	Spec     string `json:"spec"`
+	Gen      int64  `json:"gen"`
+	Attached bool   `json:"attached"`  // whether the node asked serves it
+	WorkerID int    `json:"worker_id"` // the node's worker ID for it, -1 when none
+	Ready    bool   `json:"ready"`     // whether the node can issue its IDs now
+}
+
+// createRequest is the body of POST /v1/admin/sequences.
+type createRequest struct {
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	Layout string `json:"layout,omitempty"`
+}
+
+// createReply is the reply to POST /v1/admin/sequences.
+type createReply struct {
+	Name string `json:"name"`
+	Spec string `json:"spec"`
+	Gen  int64  `json:"gen"`
+}
+
+func runSeqCreate(args []string, stdout, stderr io.Writer) error {
+	var af adminFlags
+	fs := newAdminFlagSet("seq create", "[-addr URL] [-token T] [-format id64|id80|id96] [-layout name] NAME", &af, stderr)
+	format := fs.String("format", "id64", "ID `format`: id64, id80 or id96")
+	layout := fs.String("layout", "", "id64 layout `name`: twitter, icicle, instagram, discord or snowcast-N (default twitter; id64 only)")
+	name, err := parseNameArgs(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	c, err := af.client(fs)
+	if err != nil {
+		return err
+	}
+	var reply createReply
+	status, err := c.do(http.MethodPost, "/v1/admin/sequences", createRequest{Name: name, Format: *format, Layout: *layout}, &reply)
+	if err != nil {
+		return err
+	}
+	what := "exists"
+	if status == http.StatusCreated {
+		what = "created"
+	}
+	fmt.Fprintf(stdout, "%s: %s (gen %d): %s\n", orName(reply.Name, name), what, reply.Gen, printable(reply.Spec))
+	return nil
+}
+
+func runSeqList(args []string, stdout, stderr io.Writer) error {
+	var af adminFlags
+	fs := newAdminFlagSet("seq list", "[-addr URL] [-token T] [-o text|json]", &af, stderr)
+	out := fs.String("o", "text", "`output`: text (a table) or json ({\"sequences\": [...]}, as the admin API)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "floe seq list: unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
+		fs.Usage()
+		return errUsage
+	}
+	if *out != "text" && *out != "json" {
+		return fmt.Errorf("-o %q: want text or json", *out)
+	}
+	c, err := af.client(fs)
+	if err != nil {
+		return err
+	}
+	var reply struct {
+		Sequences []seqInfo `json:"sequences"`
+	}
+	if _, err := c.do(http.MethodGet, "/v1/admin/sequences", nil, &reply); err != nil {
+		return err
+	}
+	if reply.Sequences == nil {
+		reply.Sequences = []seqInfo{}
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	if *out == "json" {
+		return json.NewEncoder(w).Encode(reply)
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSPEC\tGEN\tATTACHED\tWORKER\tREADY")
+	for _, s := range reply.Sequences {
+		worker := "-"
+		if s.WorkerID >= 0 {
+			worker = strconv.Itoa(s.WorkerID)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", printable(s.Name), printable(s.Spec), s.Gen, yesNo(s.Attached), worker, yesNo(s.Ready))
+	}
+	return tw.Flush()
+}
+
+func runSeqDestroy(args []string, stdout, stderr io.Writer) error {
+	var af adminFlags
+	fs := newAdminFlagSet("seq destroy", "[-addr URL] [-token T] -yes NAME", &af, stderr)
+	yes := fs.Bool("yes", false, "confirm the destruction, which is cluster-wide")
+	name, err := parseNameArgs(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if !*yes {
+		fmt.Fprintf(stderr, "floe seq destroy: destroy is cluster-wide: every node stops serving %s, and its worker IDs and reservations are dropped.\nRun again with -yes to destroy it.\n", name)
+		return errUsage
+	}
+	c, err := af.client(fs)
+	if err != nil {
+		return err
+	}
+	if _, err := c.do(http.MethodDelete, sequencePath(name, ""), nil, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: destroyed\n", name)
+	return nil
+}
+
+// orName returns name, or def when name is empty.
+func orName(name, def string) string {
+	if name == "" {
+		return def
+	}
+	return name
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// printable returns s, quoted when it holds control characters, which
+// would break a line or a table.
+func printable(s string) string {
+	if strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return strconv.Quote(s)
+	}
+	return s
+}
