@@ -43,6 +43,15 @@ type Config struct {
 	LogLevel    string
 	ClockOffset time.Duration // for tests: shifts the clock
 	Version     bool
+
+	// A cluster: worker IDs claimed from etcd or Redis.
+	Etcd        []string // etcd endpoints
+	Redis       string   // Redis address
+	Cluster     string   // the cluster's name: its key prefix
+	LeaseTTL    time.Duration
+	Owner       string // this node's name in the coordinator
+	RedisUnsafe bool
+	AdminToken  string
 }
 
 // listFlag is a repeatable flag; values given in the environment are a
@@ -185,6 +194,19 @@ func (c *Config) ParseFlags(args []string, getenv func(string) string, stderr io
 	str(&c.LogLevel, "", "log-level", "FLOE_LOG_LEVEL", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.ClockOffset, "clock-offset", envDur("FLOE_CLOCK_OFFSET", 0), "for tests only: shift the clock by this much, e.g. -1h ($FLOE_CLOCK_OFFSET)")
 	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
+	c.Etcd = envList("FLOE_ETCD")
+	fs.Func("etcd", "claim worker IDs from this etcd cluster: host:port,... ($FLOE_ETCD)", func(v string) error {
+		c.Etcd = strings.Split(v, ",")
+		return nil
+	})
+	str(&c.Redis, "", "redis", "FLOE_REDIS", "", "claim worker IDs from this Redis server, host:port (it must run AOF with appendfsync always, without replicas)")
+	str(&c.Cluster, "", "cluster", "FLOE_CLUSTER", "default", "the cluster's name: nodes with the same coordinator and name share worker IDs and sequences")
+	fs.DurationVar(&c.LeaseTTL, "lease-ttl", envDur("FLOE_LEASE_TTL", 10*time.Second), "time to live of a claimed worker ID: how soon a dead node's ID is claimed again ($FLOE_LEASE_TTL)")
+	host, _ := os.Hostname()
+	str(&c.Owner, "", "owner", "FLOE_OWNER", host, "this node's name in the coordinator; a restarted node prefers the worker ID its name held last")
+	c.RedisUnsafe = getenv("FLOE_REDIS_UNSAFE") == "true" || getenv("FLOE_REDIS_UNSAFE") == "1"
+	fs.BoolVar(&c.RedisUnsafe, "redis-unsafe", c.RedisUnsafe, "run on a Redis server that fails the safety check (no AOF, appendfsync not always, replicas), accepting duplicate IDs after its crash or failover ($FLOE_REDIS_UNSAFE)")
+	str(&c.AdminToken, "", "admin-token", "FLOE_ADMIN_TOKEN", "", "bearer token of the admin API (/v1/admin/); without one only loopback clients may use it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -196,7 +218,7 @@ func (c *Config) ParseFlags(args []string, getenv func(string) string, stderr io
 		return fmt.Errorf("--clock-policy %q: want wait, fail or borrow", policy)
 	}
 	c.Policy = p
-	return nil
+	return c.validCluster()
 }
 
 // sequences returns the server's sequences: "default" (id64 with the

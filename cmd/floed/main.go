@@ -106,23 +106,45 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 
-	state, err := statefile.Open(c.StateDir)
-	if err != nil {
-		return fmt.Errorf("state: %w", err)
-	}
-	defer state.Close()
-
 	var clock floe.Clock = floe.MonotonicClock
 	if c.ClockOffset != 0 {
 		m.Logger.Warn("the clock is shifted (--clock-offset is for tests)", "offset", c.ClockOffset)
 		clock = offsetClock{floe.MonotonicClock, c.ClockOffset}
 	}
-
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srv, err := server.New(server.Config{
+
+	// A single node keeps its reservations in the state file; a cluster
+	// node, in the coordinator, whose Sources the sequences then use.
+	var (
+		store     server.Store
+		statePath = "none"
+		co        *coordinator
+	)
+	if c.clustered() {
+		// The leases' deadlines run on the monotonic clock, never on the
+		// shifted one: a clock test must not stretch a lease.
+		if co, err = c.connect(ctx, m.Logger, floe.MonotonicClock); err != nil {
+			return err
+		}
+		defer co.close()
+		co.registerUnsafe(reg)
+		co.warnUnsafe(ctx, m.Logger)
+		if err := co.define(ctx, seqs); err != nil {
+			return err
+		}
+		statePath = co.backend + " cluster " + c.Cluster
+	} else {
+		state, err := statefile.Open(c.StateDir)
+		if err != nil {
+			return fmt.Errorf("state: %w", err)
+		}
+		defer state.Close()
+		store, statePath = stateStore{state}, state.Path()
+	}
+	scfg := server.Config{
 		Sequences:    seqs,
-		Store:        stateStore{state},
+		Store:        store,
 		Clock:        clock,
 		Policy:       c.Policy,
 		MaxAhead:     c.MaxAhead,
@@ -136,7 +158,12 @@ func (m *Main) Run(ctx context.Context) error {
 		Logger:       m.Logger,
 		Registry:     reg,
 		Version:      version(),
-	})
+		AdminToken:   c.AdminToken,
+	}
+	if co != nil {
+		scfg.Catalog, scfg.Sources = co.catalog, co.sources
+	}
+	srv, err := server.New(scfg)
 	if err != nil {
 		return err
 	}
@@ -158,8 +185,11 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		go func() { errc <- hs.Serve(httpL) }()
 	}
+	if co == nil {
+		m.Logger.Info("single node", "worker_id", c.Worker, "datacenter_id", c.Datacenter)
+	}
 	m.Logger.Info("floed serving", "version", version(), "listen", addrString(binL), "http", addrString(httpL),
-		"state", state.Path(), "worker_id", c.Worker, "datacenter_id", c.Datacenter, "clock_policy", c.Policy.String(),
+		"state", statePath, "clock_policy", c.Policy.String(),
 		"reserve_window", c.Window, "sequences", len(seqs))
 
 	select {
