@@ -1,0 +1,371 @@
+//go:build unix
+
+// Package floedproc runs floed daemons as subprocesses for cluster tests:
+// it builds the binary once, starts daemons on free loopback ports, kills,
+// stops, pauses (SIGSTOP) and resumes them, and fetches IDs over the noeq
+// binary protocol, written here from the spec rather than with floe's own
+// client, so the tests check the daemon against the protocol.
+package floedproc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Build compiles floed into a temporary directory and returns its path
+// and a function that removes it. Call it from TestMain.
+func Build() (bin string, cleanup func(), err error) {
+	_, file, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(file), "..", "..", "cmd", "floed")
+	dir, err := os.MkdirTemp("", "floedproc-")
+	if err != nil {
+		return "", nil, err
+	}
+	bin = filepath.Join(dir, "floed")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = src
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("building floed: %w", err)
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
+// Bounds of the harness's polling; none of them is asserted as a latency.
+const (
+	startDeadline = 30 * time.Second
+	stopDeadline  = 30 * time.Second
+	pollEvery     = 10 * time.Millisecond
+)
+
+// httpClient opens a fresh connection per request and gives up fast: a
+// paused daemon must not hang a poll.
+var httpClient = &http.Client{
+	Transport: &http.Transport{DisableKeepAlives: true},
+	Timeout:   2 * time.Second,
+}
+
+// Proc is one floed process.
+type Proc struct {
+	Name string
+	Bin  string // binary protocol address
+	HTTP string // HTTP address
+	Args []string
+
+	tb     testing.TB
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan struct{}
+	err    error // set before done closes
+}
+
+// Start runs floed with args on two free loopback ports and waits until it
+// answers /healthz (it need not be ready: a cluster node may wait for a
+// worker ID). It is killed when the test ends.
+func Start(tb testing.TB, bin, name string, args ...string) *Proc {
+	tb.Helper()
+	for range 5 {
+		if p := tryStart(tb, bin, name, args); p != nil {
+			return p
+		}
+	}
+	tb.Fatalf("floedproc: %s did not start: its ports were taken each time", name)
+	return nil
+}
+
+// Restart starts a new process with the same name and arguments on new
+// ports, extra arguments appended.
+func (p *Proc) Restart(extra ...string) *Proc {
+	p.tb.Helper()
+	p.Kill()
+	return Start(p.tb, p.cmd.Path, p.Name, append(append([]string(nil), p.Args...), extra...)...)
+}
+
+func tryStart(tb testing.TB, bin, name string, args []string) *Proc {
+	tb.Helper()
+	addrs := freeAddrs(tb, 2)
+	cmd := exec.Command(bin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FLOE_") && !strings.HasPrefix(kv, "NOEQ_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	// Its own process group, so that SIGSTOP reaches nothing else.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &Proc{Name: name, Bin: addrs[0], HTTP: addrs[1], Args: args, tb: tb, cmd: cmd, stderr: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("floedproc: starting %s: %v", name, err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	tb.Cleanup(func() {
+		p.Kill()
+		if tb.Failed() {
+			tb.Logf("floed %s %v stderr:\n%s", name, args, p.stderr.String())
+		}
+	})
+	deadline := time.Now().Add(startDeadline)
+	for time.Now().Before(deadline) {
+		healthy := false
+		if resp, err := httpClient.Get("http://" + p.HTTP + "/healthz"); err == nil {
+			resp.Body.Close()
+			healthy = resp.StatusCode == http.StatusOK
+		}
+		if p.Exited() {
+			if strings.Contains(p.stderr.String(), "address already in use") {
+				return nil
+			}
+			tb.Fatalf("floedproc: %s exited at start (%v):\n%s", name, p.err, p.stderr.String())
+		}
+		if healthy {
+			return p
+		}
+		time.Sleep(pollEvery)
+	}
+	tb.Fatalf("floedproc: %s not healthy after %v:\n%s", name, startDeadline, p.stderr.String())
+	return nil
+}
+
+// StartErr runs floed with args and waits for it to exit, for
+// configurations it must refuse: it returns the exit error and stderr, or
+// fails the test if the daemon is still running after the deadline.
+func StartErr(tb testing.TB, bin string, args ...string) (error, string) {
+	tb.Helper()
+	addrs := freeAddrs(tb, 2)
+	cmd := exec.Command(bin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err, stderr.String()
+	case <-time.After(startDeadline):
+		cmd.Process.Kill()
+		<-done
+		tb.Fatalf("floedproc: floed %v still running after %v, want a refusal:\n%s", args, startDeadline, stderr.String())
+		return nil, ""
+	}
+}
+
+// Pid returns the process id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// Stderr returns what the daemon logged so far.
+func (p *Proc) Stderr() string { return p.stderr.String() }
+
+// Exited reports whether the process has exited.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Kill sends SIGKILL (resuming a paused process first is not needed) and
+// waits for the exit.
+func (p *Proc) Kill() {
+	if !p.Exited() {
+		p.cmd.Process.Signal(syscall.SIGKILL)
+	}
+	<-p.done
+}
+
+// Stop sends SIGTERM and waits for a clean exit.
+func (p *Proc) Stop() error {
+	if p.Exited() {
+		return fmt.Errorf("%s already exited: %v", p.Name, p.err)
+	}
+	p.cmd.Process.Signal(syscall.SIGCONT)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(stopDeadline):
+		p.Kill()
+		return fmt.Errorf("%s still running %v after SIGTERM", p.Name, stopDeadline)
+	}
+	if p.err != nil {
+		return fmt.Errorf("%s exited with %v after SIGTERM", p.Name, p.err)
+	}
+	return nil
+}
+
+// Pause stops the process with SIGSTOP; Resume continues it.
+func (p *Proc) Pause()  { p.cmd.Process.Signal(syscall.SIGSTOP) }
+func (p *Proc) Resume() { p.cmd.Process.Signal(syscall.SIGCONT) }
+
+// Get performs GET path and returns the status and body.
+func (p *Proc) Get(path string) (int, string, error) {
+	return p.Do(http.MethodGet, path, "")
+}
+
+// Do performs a request with an optional JSON body.
+func (p *Proc) Do(method, path, body string) (int, string, error) {
+	req, err := http.NewRequest(method, "http://"+p.HTTP+path, strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+// Ready reports whether /readyz answers 200.
+func (p *Proc) Ready() bool {
+	code, _, err := p.Get("/readyz")
+	return err == nil && code == http.StatusOK
+}
+
+// WaitReady waits up to d until the daemon is ready (want true) or not
+// ready (want false); it reports whether it got there.
+func (p *Proc) WaitReady(d time.Duration, want bool) bool {
+	return WaitFor(d, func() bool { return p.Ready() == want })
+}
+
+// WaitFor polls cond until it holds or d passes.
+func WaitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// Conn is a binary-protocol connection to a daemon.
+type Conn struct {
+	nc      net.Conn
+	timeout time.Duration
+}
+
+// Dial opens a binary-protocol connection; token, when set, is sent as
+// the auth frame. Each request must be answered within timeout.
+func Dial(addr, token string, timeout time.Duration) (*Conn, error) {
+	nc, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if token != "" {
+		frame := append([]byte{0, byte(len(token))}, token...)
+		if _, err := nc.Write(frame); err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	return &Conn{nc: nc, timeout: timeout}, nil
+}
+
+// ErrClosed: the daemon closed the connection instead of answering.
+var ErrClosed = errors.New("floedproc: connection closed by the daemon")
+
+// Fetch asks for n IDs (1..255) and returns them. A connection the daemon
+// closed gives ErrClosed; the Conn is then unusable.
+func (c *Conn) Fetch(n int) ([]uint64, error) {
+	if n < 1 || n > 255 {
+		return nil, fmt.Errorf("floedproc: count %d not in 1..255", n)
+	}
+	c.nc.SetDeadline(time.Now().Add(c.timeout))
+	if _, err := c.nc.Write([]byte{byte(n)}); err != nil {
+		return nil, closedOr(err)
+	}
+	buf := make([]byte, 8*n)
+	if _, err := io.ReadFull(c.nc, buf); err != nil {
+		return nil, closedOr(err)
+	}
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = binary.BigEndian.Uint64(buf[8*i:])
+	}
+	return ids, nil
+}
+
+func closedOr(err error) error {
+	var op *net.OpError
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &op) && !op.Timeout() {
+		return fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	return err
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.nc.Close() }
+
+// Twitter-layout parts of an ID: 41 bits of milliseconds since
+// 1288834974657, 10 bits of node (datacenter and worker), 12 of sequence.
+const (
+	TwitterEpochMs = 1288834974657
+	twitterSeqBits = 12
+	twitterNode    = 10
+)
+
+// Tick returns the millisecond tick of a Twitter-layout ID.
+func Tick(id uint64) uint64 { return id >> (twitterSeqBits + twitterNode) }
+
+// Node returns the node (datacenter<<5 | worker) of a Twitter-layout ID.
+func Node(id uint64) int { return int(id>>twitterSeqBits) & (1<<twitterNode - 1) }
+
+func freeAddrs(tb testing.TB, n int) []string {
+	tb.Helper()
+	var addrs []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
+	}
+	return addrs
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
