@@ -252,6 +252,8 @@ func codeOf(err error) string {
 		return "time_exhausted"
 	case errors.Is(err, ErrBinaryFormat):
 		return "format"
+	case errors.Is(err, ErrNotReady):
+		return "not_ready"
 	}
 	return "error"
 }
@@ -260,7 +262,7 @@ func codeOf(err error) string {
 func statusOf(err error) (int, string) {
 	code := codeOf(err)
 	switch code {
-	case "clock", "ceiling":
+	case "clock", "ceiling", "not_ready":
 		return http.StatusServiceUnavailable, code
 	case "time_exhausted":
 		return http.StatusGone, code

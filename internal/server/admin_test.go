@@ -1,0 +1,375 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/workerid"
+	"github.com/floeid/floe/workerid/workeridtest"
+)
+
+// memCatalog is a cluster's catalog in memory; each sequence generation
+// has its own fakeNS of worker IDs, whose leases Destroy ends.
+type memCatalog struct {
+	mu   sync.Mutex
+	seqs map[string]workerid.Sequence
+	ns   map[int64]*fakeNS
+	gen  int64
+}
+
+func newMemCatalog() *memCatalog {
+	return &memCatalog{seqs: make(map[string]workerid.Sequence), ns: make(map[int64]*fakeNS)}
+}
+
+func (c *memCatalog) Create(ctx context.Context, name, spec string) (workerid.Sequence, error) {
+	if !workerid.ValidName(name) {
+		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrName, name)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if seq, ok := c.seqs[name]; ok {
+		if seq.Spec != spec {
+			return workerid.Sequence{}, fmt.Errorf("%w: %s", workerid.ErrConflict, name)
+		}
+		return seq, nil
+	}
+	c.gen++
+	seq := workerid.Sequence{Name: name, Spec: spec, Gen: c.gen}
+	c.seqs[name] = seq
+	return seq, nil
+}
+
+func (c *memCatalog) Get(ctx context.Context, name string) (workerid.Sequence, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seq, ok := c.seqs[name]
+	if !ok {
+		return workerid.Sequence{}, fmt.Errorf("%w: %s", workerid.ErrNotFound, name)
+	}
+	return seq, nil
+}
+
+func (c *memCatalog) List(ctx context.Context) ([]workerid.Sequence, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var list []workerid.Sequence
+	for _, seq := range c.seqs {
+		list = append(list, seq)
+	}
+	slices.SortFunc(list, func(a, b workerid.Sequence) int { return strings.Compare(a.Name, b.Name) })
+	return list, nil
+}
+
+func (c *memCatalog) Destroy(ctx context.Context, name string) error {
+	c.mu.Lock()
+	seq, ok := c.seqs[name]
+	delete(c.seqs, name)
+	ns := c.ns[seq.Gen]
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w: %s", workerid.ErrNotFound, name)
+	}
+	if ns != nil {
+		ns.destroy()
+	}
+	return nil
+}
+
+// source returns the worker IDs of seq's generation.
+func (c *memCatalog) source(seq workerid.Sequence) (workerid.Source, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.seqs[seq.Name]; !ok || cur.Gen != seq.Gen {
+		return nil, fmt.Errorf("%w: %s generation %d", workerid.ErrNotFound, seq.Name, seq.Gen)
+	}
+	ns := c.ns[seq.Gen]
+	if ns == nil {
+		ns = newFakeNS(4)
+		c.ns[seq.Gen] = ns
+	}
+	return ns, nil
+}
+
+// destroy ends every lease of the namespace; later claims fail.
+func (ns *fakeNS) destroy() {
+	ns.mu.Lock()
+	ids := make([]int, 0, len(ns.held))
+	for id := range ns.held {
+		ids = append(ids, id)
+	}
+	ns.n = 0
+	ns.mu.Unlock()
+	for _, id := range ids {
+		ns.lose(id)
+	}
+}
+
+func TestMemCatalog(t *testing.T) {
+	// The test double behaves as the real catalogs do.
+	workeridtest.RunCatalog(t, func(t *testing.T) func() workerid.Catalog {
+		c := newMemCatalog()
+		return func() workerid.Catalog { return c }
+	}, nil)
+}
+
+// adminServer is a cluster node over a memCatalog whose default sequence
+// is defined in it, with its HTTP handler.
+func adminServer(t *testing.T, cat *memCatalog, token string) (*Server, http.Handler) {
+	t.Helper()
+	sc := SequenceConfig{Name: "default"}
+	spec, err := Spec(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := cat.Create(context.Background(), "default", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Gen = def.Gen
+	if sc.Source, err = cat.source(def); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newTestServer(t, Config{
+		Clock:      floetest.NewClock(start),
+		Sequences:  []SequenceConfig{sc},
+		Catalog:    cat,
+		Sources:    cat.source,
+		AdminToken: token,
+	})
+	return s, s.Handler()
+}
+
+// call serves one request from remote and returns the status and body.
+func call(h http.Handler, method, path, body, remote, token string) (int, string) {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.RemoteAddr = remote
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w.Code, w.Body.String()
+}
+
+const loopback = "127.0.0.1:5555"
+
+func TestServer_AdminAuth(t *testing.T) {
+	_, open := adminServer(t, newMemCatalog(), "")
+	_, guarded := adminServer(t, newMemCatalog(), "s3cret")
+	tests := []struct {
+		name    string
+		h       http.Handler
+		remote  string
+		token   string
+		want    int
+		wantErr string
+	}{
+		{name: "loopback without a token set", h: open, remote: loopback, want: http.StatusOK},
+		{name: "ipv6 loopback", h: open, remote: "[::1]:5555", want: http.StatusOK},
+		{name: "remote without a token set", h: open, remote: "10.1.2.3:5555", want: http.StatusUnauthorized, wantErr: "unauthorized"},
+		{name: "token set, none given", h: guarded, remote: loopback, want: http.StatusUnauthorized, wantErr: "unauthorized"},
+		{name: "wrong token", h: guarded, remote: "10.1.2.3:5555", token: "s3cre", want: http.StatusUnauthorized, wantErr: "unauthorized"},
+		{name: "right token from afar", h: guarded, remote: "10.1.2.3:5555", token: "s3cret", want: http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, body := call(tt.h, http.MethodGet, "/v1/admin/sequences", "", tt.remote, tt.token)
+			if got != tt.want || !strings.Contains(body, tt.wantErr) {
+				t.Fatalf("got %d %s, want %d with %q", got, body, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestServer_AdminWithoutCluster(t *testing.T) {
+	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start)})
+	h := s.Handler()
+	for _, req := range []struct{ method, path, body string }{
+		{http.MethodGet, "/v1/admin/sequences", ""},
+		{http.MethodPost, "/v1/admin/sequences", `{"name":"a"}`},
+		{http.MethodDelete, "/v1/admin/sequences/a", ""},
+	} {
+		got, body := call(h, req.method, req.path, req.body, loopback, "")
+		if got != http.StatusNotImplemented || !strings.Contains(body, "no_cluster") {
+			t.Errorf("%s %s = %d %s, want 501 no_cluster", req.method, req.path, got, body)
+		}
+	}
+	// Detach and attach still work on the node's own sequences.
+	if got, body := call(h, http.MethodPost, "/v1/admin/sequences/default/detach", "", loopback, ""); got != http.StatusOK {
+		t.Fatalf("detach: %d %s", got, body)
+	}
+	if got, body := call(h, http.MethodPost, "/v1/admin/sequences/default/attach", "", loopback, ""); got != http.StatusAccepted {
+		t.Fatalf("attach: %d %s", got, body)
+	}
+	if got, _ := call(h, http.MethodPost, "/v1/admin/sequences/nope/attach", "", loopback, ""); got != http.StatusNotFound {
+		t.Fatalf("attach of an unknown sequence: %d, want 404", got)
+	}
+}
+
+func TestServer_AdminCreate(t *testing.T) {
+	_, h := adminServer(t, newMemCatalog(), "")
+	tests := []struct {
+		name     string
+		body     string
+		want     int
+		wantText string
+	}{
+		{name: "new id80", body: `{"name":"tenant1","format":"id80"}`, want: http.StatusCreated, wantText: `"gen":2`},
+		{name: "same again", body: `{"name":"tenant1","format":"id80"}`, want: http.StatusOK, wantText: `"gen":2`},
+		{name: "other definition", body: `{"name":"tenant1","format":"id96"}`, want: http.StatusConflict, wantText: "conflict"},
+		{name: "id64 by default", body: `{"name":"orders","layout":"snowcast-128"}`, want: http.StatusCreated, wantText: `\"sequence_bits\"`},
+		{name: "the default sequence as defined", body: `{"name":"default"}`, want: http.StatusOK},
+		{name: "the default sequence otherwise", body: `{"name":"default","layout":"icicle"}`, want: http.StatusConflict},
+		{name: "bad name", body: `{"name":"a/b"}`, want: http.StatusBadRequest, wantText: "invalid sequence name"},
+		{name: "bad format", body: `{"name":"x","format":"id128"}`, want: http.StatusBadRequest, wantText: "unknown format"},
+		{name: "layout for id96", body: `{"name":"x","format":"id96","layout":"twitter"}`, want: http.StatusBadRequest, wantText: "id64 only"},
+		{name: "unknown layout", body: `{"name":"x","layout":"nope"}`, want: http.StatusBadRequest},
+		{name: "unknown field", body: `{"name":"x","nodes":12}`, want: http.StatusBadRequest},
+		{name: "not json", body: `name=x`, want: http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, body := call(h, http.MethodPost, "/v1/admin/sequences", tt.body, loopback, "")
+			if got != tt.want || !strings.Contains(body, tt.wantText) {
+				t.Fatalf("got %d %s, want %d with %q", got, body, tt.want, tt.wantText)
+			}
+		})
+	}
+}
+
+// adminList returns the admin list by name.
+func adminList(t *testing.T, h http.Handler) map[string]adminSequence {
+	t.Helper()
+	code, body := call(h, http.MethodGet, "/v1/admin/sequences", "", loopback, "")
+	if code != http.StatusOK {
+		t.Fatalf("list: %d %s", code, body)
+	}
+	var resp struct{ Sequences []adminSequence }
+	if err := json.Unmarshal([]byte(body), &resp); err != nil {
+		t.Fatal(err)
+	}
+	m := make(map[string]adminSequence)
+	for _, a := range resp.Sequences {
+		m[a.Name] = a
+	}
+	return m
+}
+
+// waitList polls the admin list until cond holds for the named sequence.
+func waitList(t *testing.T, h http.Handler, name string, cond func(adminSequence) bool) adminSequence {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		a := adminList(t, h)[name]
+		if cond(a) {
+			return a
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sequence %q in the admin list: %+v after 10 s", name, a)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestServer_AdminAttachDetachDestroy(t *testing.T) {
+	cat := newMemCatalog()
+	a, ha := adminServer(t, cat, "")
+	_, hb := adminServer(t, cat, "")
+	if code, body := call(ha, http.MethodPost, "/v1/admin/sequences", `{"name":"tenant1","format":"id96"}`, loopback, ""); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	// Created is not attached: neither node serves it yet.
+	if got := adminList(t, hb)["tenant1"]; got.Attached || got.WorkerID != -1 {
+		t.Fatalf("before attach: %+v", got)
+	}
+	if code, _ := call(hb, http.MethodGet, "/v1/ids?seq=tenant1", "", loopback, ""); code != http.StatusNotFound {
+		t.Fatalf("IDs of an unattached sequence: %d, want 404", code)
+	}
+	for _, h := range []http.Handler{ha, hb} {
+		if code, body := call(h, http.MethodPost, "/v1/admin/sequences/tenant1/attach", "", loopback, ""); code != http.StatusAccepted {
+			t.Fatalf("attach: %d %s", code, body)
+		}
+	}
+	ia := waitList(t, ha, "tenant1", func(s adminSequence) bool { return s.Ready })
+	ib := waitList(t, hb, "tenant1", func(s adminSequence) bool { return s.Ready })
+	if ia.WorkerID == ib.WorkerID {
+		t.Fatalf("both nodes hold worker ID %d", ia.WorkerID)
+	}
+	checker := floetest.NewChecker[string](0)
+	for _, h := range []http.Handler{ha, hb} {
+		code, body := call(h, http.MethodGet, "/v1/ids?seq=tenant1&n=50", "", loopback, "")
+		if code != http.StatusOK {
+			t.Fatalf("IDs: %d %s", code, body)
+		}
+		var resp struct{ IDs []string }
+		if err := json.Unmarshal([]byte(body), &resp); err != nil {
+			t.Fatal(err)
+		}
+		checker.Add(resp.IDs...)
+	}
+	if err := checker.Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Detach releases B's worker ID and stops its serving.
+	if code, body := call(hb, http.MethodPost, "/v1/admin/sequences/tenant1/detach", "", loopback, ""); code != http.StatusOK {
+		t.Fatalf("detach: %d %s", code, body)
+	}
+	if got := adminList(t, hb)["tenant1"]; got.Attached || got.Ready {
+		t.Fatalf("after detach: %+v", got)
+	}
+	if code, _ := call(hb, http.MethodGet, "/v1/ids?seq=tenant1", "", loopback, ""); code != http.StatusServiceUnavailable {
+		t.Fatalf("IDs after detach: %d, want 503", code)
+	}
+	if code, _ := call(hb, http.MethodPost, "/v1/admin/sequences/nope/detach", "", loopback, ""); code != http.StatusNotFound {
+		t.Fatalf("detach of an unknown sequence: %d, want 404", code)
+	}
+
+	// Destroy ends A's lease; A finds the sequence gone and stops serving
+	// it instead of claiming again.
+	if code, body := call(hb, http.MethodDelete, "/v1/admin/sequences/tenant1", "", loopback, ""); code != http.StatusNoContent {
+		t.Fatalf("destroy: %d %s", code, body)
+	}
+	if code, _ := call(hb, http.MethodDelete, "/v1/admin/sequences/tenant1", "", loopback, ""); code != http.StatusNotFound {
+		t.Fatalf("second destroy: %d, want 404", code)
+	}
+	seq, err := a.sequence("tenant1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for seq.attached.Load() || seq.ready() == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("node A still serves the destroyed sequence: attached %v, ready %v", seq.attached.Load(), seq.ready())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if code, _ := call(ha, http.MethodGet, "/v1/ids?seq=tenant1", "", loopback, ""); code == http.StatusOK {
+		t.Fatal("IDs of a destroyed sequence")
+	}
+	if _, ok := adminList(t, ha)["tenant1"]; ok {
+		t.Fatal("the destroyed sequence is still listed")
+	}
+
+	// Created again, it is a new generation with its own worker IDs; A
+	// attaches it afresh.
+	if code, body := call(ha, http.MethodPost, "/v1/admin/sequences", `{"name":"tenant1","format":"id80"}`, loopback, ""); code != http.StatusCreated {
+		t.Fatalf("create again: %d %s", code, body)
+	}
+	if code, body := call(ha, http.MethodPost, "/v1/admin/sequences/tenant1/attach", "", loopback, ""); code != http.StatusAccepted {
+		t.Fatalf("attach the new generation: %d %s", code, body)
+	}
+	got := waitList(t, ha, "tenant1", func(s adminSequence) bool { return s.Ready })
+	if got.Spec != `{"format":"id80"}` {
+		t.Fatalf("new generation serves spec %s", got.Spec)
+	}
+}
