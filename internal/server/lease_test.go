@@ -145,14 +145,12 @@ func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
 	s, addr := newTestServer(t, Config{Clock: clock, Window: time.Second, Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
 	c := dialNoeq(t, addr, "")
 	checker := floetest.NewChecker[uint64](0)
-	var before []uint64
 	for range 50 {
 		ids, err := c.get(100)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checker.Add(ids...)
-		before = append(before, ids...)
 		clock.Step(20 * time.Millisecond)
 	}
 	r := ns.holder(0).Reserved()
