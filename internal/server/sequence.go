@@ -179,6 +179,14 @@ func (s *sequence) open(ctx context.Context, lease workerid.Lease) (*term, error
 	return t, nil
 }
 
+// standbyRetry is the longest wait between claims while every worker ID is
+// held. A freed ID (its holder died, its lease expired) is served this late
+// at most after the coordinator frees it; with the 2 s cap of other
+// failures, a standby served a dead holder's ID up to TTL + 2.5 s after the
+// death. A claim that finds every ID held is cheap: in etcd a lease grant,
+// a read and a revocation, in Redis one script.
+const standbyRetry = 250 * time.Millisecond
+
 // run is the sequence's supervisor: it holds a worker ID while attached,
 // keeps its reservation ahead, and when the lease is lost ends the term at
 // once and claims again. It returns when stop is closed, leaving the last
@@ -204,7 +212,12 @@ func (s *sequence) run(stop <-chan struct{}, t *term) {
 					continue
 				}
 				if errors.Is(err, workerid.ErrExhausted) {
-					s.log.Warn("every worker ID is held; claiming again", "retry", backoff)
+					// A standby: the sooner it claims again, the sooner
+					// it serves a worker ID that frees. Warn once per wait.
+					if backoff <= 50*time.Millisecond {
+						s.log.Warn("every worker ID is held; claiming again until one frees", "retry", standbyRetry)
+					}
+					backoff = min(backoff, standbyRetry)
 				} else {
 					s.log.Error("claiming a worker ID failed; claiming again", "err", err, "retry", backoff)
 				}
