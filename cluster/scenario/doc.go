@@ -1,0 +1,12 @@
+// Package scenario holds end-to-end fault scenarios of floed clusters:
+// floed processes (cluster/floedproc) on embedded etcd members
+// (cluster/etcdtest) or real redis-server processes, with clients fetching
+// IDs over the binary protocol throughout, while a node is killed, paused,
+// partitioned, restarted with its clock stepped back, or its coordinator
+// loses its leader or its quorum. Every scenario records each ID issued in
+// a floedproc.Ledger and fails on any duplicate, then checks the property
+// of its fault: who serves a worker ID, how soon, and above which tick.
+//
+// The package has tests only. Timings are short (2 s leases, 1 s
+// reservation windows) so that the whole package runs in a few minutes.
+package scenario

@@ -1,0 +1,213 @@
+//go:build unix
+
+package scenario_test
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/floeid/floe/cluster/floedproc"
+)
+
+// feed is a client of one daemon at a time: a few binary connections,
+// each asking for IDs in a loop and dialing again at once when the daemon
+// closes it or a request times out. Every ID it receives goes into the
+// ledger and, with the time it arrived, into its batches.
+type feed struct {
+	led  *floedproc.Ledger
+	opts feedOpts
+	dest atomic.Pointer[dest]
+	stop chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	batches []batch // guarded by mu
+}
+
+// feedOpts shapes a feed's load; a zero field means its default.
+type feedOpts struct {
+	conns   int           // connections, default 2
+	count   int           // IDs per request, default 16
+	pause   time.Duration // between the requests of one connection, default 2 ms; <0 for none
+	timeout time.Duration // of one request, default 1 s
+}
+
+// dest is the daemon a feed asks, and the name its IDs are recorded
+// under.
+type dest struct {
+	who  string
+	addr string
+}
+
+// batch is one reply.
+type batch struct {
+	who string
+	at  time.Time // when the reply arrived
+	ids []uint64
+}
+
+// Back-offs of a feed's connection: a daemon without a worker ID closes
+// connections at once, and a tight loop of dials would only burn ports.
+const (
+	redialAfterFailure = 20 * time.Millisecond
+	redialAfterClose   = 2 * time.Millisecond
+)
+
+// startFeed starts a feed asking p, recording its IDs as who's. It stops
+// when the test ends, if not before.
+func startFeed(t *testing.T, led *floedproc.Ledger, p *floedproc.Proc, who string, opts feedOpts) *feed {
+	t.Helper()
+	if opts.conns == 0 {
+		opts.conns = 2
+	}
+	if opts.count == 0 {
+		opts.count = 16
+	}
+	if opts.pause == 0 {
+		opts.pause = 2 * time.Millisecond
+	}
+	if opts.timeout == 0 {
+		opts.timeout = time.Second
+	}
+	f := &feed{led: led, opts: opts, stop: make(chan struct{})}
+	f.point(p, who)
+	for range opts.conns {
+		f.wg.Add(1)
+		go f.run()
+	}
+	t.Cleanup(f.halt)
+	return f
+}
+
+// point makes the feed ask p from now on, recording its IDs as who's.
+func (f *feed) point(p *floedproc.Proc, who string) {
+	f.dest.Store(&dest{who: who, addr: p.Bin})
+}
+
+// halt stops the feed and waits for its connections to end.
+func (f *feed) halt() {
+	f.once.Do(func() { close(f.stop) })
+	f.wg.Wait()
+}
+
+func (f *feed) stopped() bool {
+	select {
+	case <-f.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (f *feed) run() {
+	defer f.wg.Done()
+	for !f.stopped() {
+		d := f.dest.Load()
+		c, err := floedproc.Dial(d.addr, "", f.opts.timeout)
+		if err != nil {
+			time.Sleep(redialAfterFailure)
+			continue
+		}
+		served := false
+		for !f.stopped() && f.dest.Load() == d {
+			ids, err := c.Fetch(f.opts.count)
+			if err != nil {
+				break
+			}
+			served = true
+			f.record(d.who, ids)
+			if f.opts.pause > 0 {
+				time.Sleep(f.opts.pause)
+			}
+		}
+		c.Close()
+		if served {
+			time.Sleep(redialAfterClose)
+		} else {
+			time.Sleep(redialAfterFailure)
+		}
+	}
+}
+
+func (f *feed) record(who string, ids []uint64) {
+	f.led.Add(who, ids...)
+	f.mu.Lock()
+	f.batches = append(f.batches, batch{who: who, at: time.Now(), ids: ids})
+	f.mu.Unlock()
+}
+
+// received returns the batches that arrived from who ("" for anyone) at
+// or after from and before to (a zero to for no end).
+func (f *feed) received(who string, from, to time.Time) []batch {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []batch
+	for _, b := range f.batches {
+		if (who == "" || b.who == who) && !b.at.Before(from) && (to.IsZero() || b.at.Before(to)) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// all returns every batch from who ("" for anyone).
+func (f *feed) all(who string) []batch { return f.received(who, time.Time{}, time.Time{}) }
+
+// waitServed waits up to d for a batch from who that arrived at or after
+// from, and returns it.
+func (f *feed) waitServed(who string, from time.Time, d time.Duration) (batch, bool) {
+	var got batch
+	ok := floedproc.WaitFor(d, func() bool {
+		bs := f.received(who, from, time.Time{})
+		if len(bs) == 0 {
+			return false
+		}
+		got = bs[0]
+		return true
+	})
+	return got, ok
+}
+
+// tickRange returns the lowest and highest tick of the batches' IDs and
+// how many IDs they hold.
+func tickRange(bs []batch) (lo, hi uint64, n int) {
+	for _, b := range bs {
+		for _, id := range b.ids {
+			tk := floedproc.Tick(id)
+			if n == 0 || tk < lo {
+				lo = tk
+			}
+			hi = max(hi, tk)
+			n++
+		}
+	}
+	return lo, hi, n
+}
+
+// nodes returns the nodes (worker IDs) of the batches' IDs and how many
+// IDs each issued.
+func nodes(bs []batch) map[int]int {
+	m := make(map[int]int)
+	for _, b := range bs {
+		for _, id := range b.ids {
+			m[floedproc.Node(id)]++
+		}
+	}
+	return m
+}
+
+// checkLedger fails the test on any duplicate the ledger recorded.
+func checkLedger(t *testing.T, led *floedproc.Ledger) {
+	t.Helper()
+	if err := led.Err(); err != nil {
+		t.Error(err)
+		return
+	}
+	t.Logf("%d IDs, all unique", led.Len())
+	if led.Len() == 0 {
+		t.Error("no ID was issued at all")
+	}
+}

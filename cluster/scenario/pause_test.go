@@ -1,0 +1,106 @@
+//go:build unix
+
+package scenario_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/floeid/floe/cluster/etcdtest"
+	"github.com/floeid/floe/cluster/floedproc"
+)
+
+// The holder is paused (SIGSTOP) past its TTL, a standby takes its worker
+// ID, and the holder resumes: it must not issue on its old lease, it stops
+// and waits as a standby, and it takes the ID back, above the other's IDs,
+// once the other releases it.
+//
+// With a reservation window shorter than the TTL (the default: 2 s and
+// 10 s) the old lease's reservation is in the past at the resume, so the
+// holder cannot issue a single ID. With a window longer than the TTL it
+// may issue up to that reservation until it notices the loss; the new
+// holder's floor is that reservation, so nothing can collide, and the test
+// checks that.
+func TestScenario_HolderPaused(t *testing.T) {
+	t.Run("window below the TTL", func(t *testing.T) { holderPaused(t, window, true) })
+	t.Run("window above the TTL", func(t *testing.T) { holderPaused(t, ttl+time.Second, false) })
+}
+
+func holderPaused(t *testing.T, window time.Duration, none bool) {
+	const id = 3
+	ec := etcdtest.Start(t, 1)
+	ns := defineDefault(t, ec.Client(t), "paused")
+	ns.holdAllBut(t, id)
+
+	led := floedproc.NewLedger()
+	a := floedproc.Start(t, bin, "a", etcdNode(ec.Endpoints(), "paused", "a", "--reserve-window", window.String())...)
+	mustReady(t, a, 5*time.Second)
+	b := floedproc.Start(t, bin, "b", etcdNode(ec.Endpoints(), "paused", "b", "--reserve-window", window.String())...)
+	fa := startFeed(t, led, a, "a", feedOpts{})
+	fb := startFeed(t, led, b, "b", feedOpts{})
+	time.Sleep(time.Second)
+
+	a.Pause()
+	paused := time.Now()
+	first, ok := fb.waitServed("b", paused, 10*time.Second)
+	if !ok {
+		a.Resume()
+		t.Fatal("b issued nothing within 10 s of a's pause")
+	}
+	t.Logf("b served worker ID %d %v after a paused", id, first.at.Sub(paused).Round(time.Millisecond))
+	bFloor := claimedFloor(t, b)
+	// Keep a stopped a while longer, with b serving.
+	time.Sleep(time.Second)
+	a.Resume()
+	resumed := time.Now()
+
+	if !a.WaitReady(time.Second, false) {
+		t.Fatal("a still ready a second after it resumed on a lost lease")
+	}
+	time.Sleep(time.Second)
+	if a.Ready() {
+		t.Fatal("a ready while b holds the only free worker ID")
+	}
+	if info := sequence(t, a, "default"); info.WorkerID != -1 {
+		t.Errorf("a shows worker ID %d after resuming, want none", info.WorkerID)
+	}
+	// What a's clients got after the resume came from its old term: below
+	// its last reservation, which is b's floor.
+	after := fa.received("a", resumed, time.Time{})
+	_, hi, n := tickRange(after)
+	switch {
+	case n > 0 && hi > bFloor:
+		t.Errorf("a issued tick %d after resuming, above b's floor %d (its own reservation)", hi, bFloor)
+	case n > 0 && none:
+		t.Errorf("a issued %d IDs after resuming on a lost lease whose reservation had passed", n)
+	default:
+		t.Logf("a's clients got %d IDs after the resume, all at or below its old reservation %d", n, bFloor)
+	}
+
+	// b hands the ID back cleanly; a claims it again and serves above b.
+	if err := b.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	again, ok := fa.waitServed("a", stopped, 5*time.Second)
+	if !ok {
+		t.Fatal("a issued nothing within 5 s of b's release")
+	}
+	t.Logf("a served worker ID %d again %v after b's release", id, again.at.Sub(stopped).Round(time.Millisecond))
+	time.Sleep(300 * time.Millisecond)
+	fa.halt()
+	fb.halt()
+
+	_, bHi, bN := tickRange(fb.all("b"))
+	aLo, _, aN := tickRange(fa.received("a", stopped, time.Time{}))
+	if bN == 0 || aN == 0 {
+		t.Fatalf("b issued %d IDs, a after b's release %d", bN, aN)
+	}
+	if bLo, _, _ := tickRange(fb.all("b")); bLo <= bFloor {
+		t.Errorf("b issued tick %d, not above its floor %d", bLo, bFloor)
+	}
+	if aLo <= bHi {
+		t.Errorf("a's first tick after taking the ID back, %d, is not above b's last, %d", aLo, bHi)
+	}
+	checkLedger(t, led)
+}
