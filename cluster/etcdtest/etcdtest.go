@@ -33,8 +33,9 @@ type Member struct {
 	initial    string // the initial-cluster string
 
 	mu      sync.Mutex
-	etcd    *embed.Etcd // guarded by mu: nil while stopped
-	started bool        // guarded by mu: ever started (the next start joins an existing cluster)
+	etcd    *embed.Etcd   // guarded by mu: nil while stopped
+	started bool          // guarded by mu: ever started (the next start joins an existing cluster)
+	closing chan struct{} // guarded by mu: closed when the last Crash has closed the listeners
 }
 
 // Start runs a cluster of n members and waits until it has a leader. The
@@ -141,6 +142,41 @@ func (m *Member) Stop() {
 	if e != nil {
 		e.Close()
 	}
+	m.waitClosed()
+}
+
+// Crash stops the member's raft server at once, as a crash would: unlike
+// Stop, a leader does not hand its leadership over first, so the others
+// elect a new one after the election timeout, and it returns as soon as
+// the member has stopped. Its client and peer listeners close in the
+// background (gRPC waits for open streams up to the request timeout);
+// Stop and Restart wait for that. It keeps its data.
+func (m *Member) Crash() {
+	m.mu.Lock()
+	e := m.etcd
+	m.etcd = nil
+	if e == nil {
+		m.mu.Unlock()
+		return
+	}
+	closed := make(chan struct{})
+	m.closing = closed
+	m.mu.Unlock()
+	e.Server.HardStop()
+	go func() {
+		defer close(closed)
+		e.Close()
+	}()
+}
+
+// waitClosed waits for the listeners of a crashed member to close.
+func (m *Member) waitClosed() {
+	m.mu.Lock()
+	closed := m.closing
+	m.mu.Unlock()
+	if closed != nil {
+		<-closed
+	}
 }
 
 // Restart starts a stopped member again with its data and addresses.
@@ -159,6 +195,7 @@ func (m *Member) Running() bool {
 }
 
 func (m *Member) start() error {
+	m.waitClosed()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.etcd != nil {

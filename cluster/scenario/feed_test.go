@@ -30,8 +30,8 @@ type feed struct {
 // feedOpts shapes a feed's load; a zero field means its default.
 type feedOpts struct {
 	conns   int           // connections, default 2
-	count   int           // IDs per request, default 16
-	pause   time.Duration // between the requests of one connection, default 2 ms; <0 for none
+	count   int           // IDs per request, default 8
+	pause   time.Duration // between the requests of one connection, default 4 ms; <0 for none
 	timeout time.Duration // of one request, default 1 s
 }
 
@@ -64,10 +64,10 @@ func startFeed(t *testing.T, led *floedproc.Ledger, p *floedproc.Proc, who strin
 		opts.conns = 2
 	}
 	if opts.count == 0 {
-		opts.count = 16
+		opts.count = 8
 	}
 	if opts.pause == 0 {
-		opts.pause = 2 * time.Millisecond
+		opts.pause = 4 * time.Millisecond
 	}
 	if opts.timeout == 0 {
 		opts.timeout = time.Second

@@ -1,0 +1,95 @@
+//go:build unix
+
+package scenario_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/floeid/floe/cluster/etcdtest"
+	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/internal/faultproxy"
+)
+
+// A black hole between the holder and every etcd member (the holder talks
+// to etcd through fault proxies): the holder goes not ready within the TTL,
+// a standby takes its worker ID above its reservation, and once the
+// network heals the holder claims again, another ID, and serves.
+func TestScenario_Partition(t *testing.T) {
+	const id, spare = 3, 7
+	ec := etcdtest.Start(t, 3)
+	ns := defineDefault(t, ec.Client(t), "partition")
+	ns.holdAllBut(t, id)
+
+	var proxies []*faultproxy.Proxy
+	var viaProxies []string
+	for _, ep := range ec.Endpoints() {
+		p, err := faultproxy.Listen(ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		proxies = append(proxies, p)
+		viaProxies = append(viaProxies, p.Addr())
+	}
+	led := floedproc.NewLedger()
+	a := floedproc.Start(t, bin, "a", etcdNode(viaProxies, "partition", "a")...)
+	mustReady(t, a, 5*time.Second)
+	b := floedproc.Start(t, bin, "b", etcdNode(ec.Endpoints(), "partition", "b")...)
+	fa := startFeed(t, led, a, "a", feedOpts{})
+	fb := startFeed(t, led, b, "b", feedOpts{})
+	time.Sleep(time.Second)
+
+	for _, p := range proxies {
+		p.Blackhole(true)
+	}
+	cut := time.Now()
+	if !a.WaitReady(ttl+time.Second, false) {
+		t.Fatalf("a still ready %v after it was cut off from etcd", ttl+time.Second)
+	}
+	notReady := time.Since(cut)
+	first, ok := fb.waitServed("b", cut, 10*time.Second)
+	if !ok {
+		t.Fatal("b issued nothing within 10 s of a's partition")
+	}
+	before := fa.received("a", time.Time{}, first.at)
+	if len(before) == 0 {
+		t.Fatal("a issued nothing before the partition")
+	}
+	lastA := before[len(before)-1].at
+	t.Logf("partitioned from etcd, a went not ready %v after the cut and served last %v after it; b served worker ID %d %v after the cut: %v without it",
+		notReady.Round(time.Millisecond), lastA.Sub(cut).Round(time.Millisecond), id,
+		first.at.Sub(cut).Round(time.Millisecond), first.at.Sub(lastA).Round(time.Millisecond))
+	if d := lastA.Sub(cut); d > ttl {
+		t.Errorf("a served %v after it was cut off, longer than the TTL %v", d, ttl)
+	}
+	bFloor := claimedFloor(t, b)
+	time.Sleep(time.Second)
+
+	for _, p := range proxies {
+		p.Heal()
+	}
+	healed := time.Now()
+	ns.free(t, spare)
+	again, ok := fa.waitServed("a", healed, 15*time.Second)
+	if !ok {
+		t.Fatalf("a issued nothing within 15 s of the heal, with worker ID %d free; /readyz: %v", spare, a.Ready())
+	}
+	t.Logf("a served again %v after the heal", again.at.Sub(healed).Round(time.Millisecond))
+	time.Sleep(300 * time.Millisecond)
+	fa.halt()
+	fb.halt()
+
+	if _, hi, n := tickRange(fa.received("a", time.Time{}, healed)); n == 0 || hi > bFloor {
+		t.Errorf("a issued %d IDs before the heal, up to tick %d; want some, at most b's floor %d", n, hi, bFloor)
+	}
+	for node, n := range nodes(fa.received("a", healed, time.Time{})) {
+		if node != spare {
+			t.Errorf("a issued %d IDs of worker ID %d after the heal, want %d", n, node, spare)
+		}
+	}
+	if lo, _, _ := tickRange(fb.all("b")); lo <= bFloor {
+		t.Errorf("b issued tick %d, not above its floor %d", lo, bFloor)
+	}
+	checkLedger(t, led)
+}
