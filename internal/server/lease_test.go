@@ -24,6 +24,7 @@ type fakeNS struct {
 	last     map[int]uint64
 	fence    int64
 	released []uint64 // the last ticks of the releases, in order
+	refuse   error    // when set, Reserve fails with it (a coordinator out of reach)
 }
 
 func newFakeNS(n int) *fakeNS {
@@ -98,6 +99,9 @@ func (l *fakeLease) Reserve(ctx context.Context, tick uint64) error {
 	defer l.ns.mu.Unlock()
 	if l.err != nil {
 		return l.err
+	}
+	if l.ns.refuse != nil {
+		return l.ns.refuse
 	}
 	if tick > l.reserved {
 		l.reserved = tick
@@ -189,6 +193,83 @@ func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
 	}
 	if got := s.seqs()[0].lost.Load(); got != 1 {
 		t.Errorf("leases lost = %d, want 1", got)
+	}
+}
+
+// A request waiting at the reservation ceiling for the keeper must not hold
+// up the end of a lost lease: its connection closes and the supervisor
+// claims again at once, not after MaxWait.
+func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
+	clock := floetest.NewClock(start)
+	ns := newFakeNS(1)
+	s, addr := newTestServer(t, Config{Clock: clock, Window: time.Second, MaxWait: time.Minute,
+		Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
+	c := dialNoeq(t, addr, "")
+	if _, err := c.get(10); err != nil {
+		t.Fatal(err)
+	}
+	ns.mu.Lock()
+	ns.refuse = errors.New("coordinator out of reach")
+	ns.mu.Unlock()
+	clock.Step(10 * time.Second) // past the ceiling, which cannot rise
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.get(10)
+		got <- err
+	}()
+	seq := s.seqs()[0]
+	deadline := time.Now().Add(10 * time.Second)
+	for seq.term.Load().gen.Stats().CeilingHits == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached the ceiling")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ns.mu.Lock()
+	ns.refuse = nil
+	ns.mu.Unlock()
+	lost := time.Now()
+	ns.lose(0)
+	select {
+	case err := <-got:
+		if err == nil {
+			t.Fatal("the waiting request got IDs after the lease was lost")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection waiting at the ceiling stayed open 5 s after the lease was lost")
+	}
+	for ns.holder(0) == nil {
+		if time.Since(lost) > 5*time.Second {
+			t.Fatal("no new claim within 5 s of the loss")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if d := time.Since(lost); d > time.Second {
+		t.Errorf("the term ended and the ID was claimed again %v after the loss, want at once", d)
+	}
+}
+
+// A lease lost while the server stops must not hang the stop: the
+// supervisor ending the term closes its connections under the server's
+// lock, which the stop must not hold while it waits for the supervisors.
+func TestServer_LeaseLostDuringShutdown(t *testing.T) {
+	for i := range 50 {
+		ns := newFakeNS(1)
+		s, err := New(Config{Clock: floetest.NewClock(start), Logger: quietLogger(), Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := make(chan struct{})
+		go ns.lose(0)
+		go func() {
+			s.Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: Close hung after a lease lost during it", i)
+		}
 	}
 }
 

@@ -287,13 +287,19 @@ func contextUntil(stop <-chan struct{}) (context.Context, context.CancelFunc) {
 func (s *sequence) endTerm(t *term, why string) {
 	s.setWhy(why)
 	s.term.CompareAndSwap(t, nil)
+	// Wake a request waiting for the keeper to raise the ceiling before
+	// waiting for the turn it holds: it finds the term gone and returns.
+	// Woken after, it kept the term's end (closing its connections,
+	// claiming again) waiting for up to MaxWait.
+	s.mu.Lock()
+	close(s.raised)
+	s.raised = make(chan struct{})
+	s.mu.Unlock()
 	s.turn <- struct{}{}
 	<-s.turn
 	st := t.gen.Stats()
 	s.mu.Lock()
 	s.past = addStats(s.past, st)
-	close(s.raised) // wake waiters: they find the term gone
-	s.raised = make(chan struct{})
 	s.mu.Unlock()
 	if s.onEnd != nil {
 		s.onEnd()

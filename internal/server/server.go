@@ -30,7 +30,7 @@ type Server struct {
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{} // guarded by mu
 	conns     map[*conn]struct{}        // guarded by mu
-	stopped   bool                      // guarded by mu: stopClean done or skipped
+	stopped   bool                      // guarded by mu: the stop began (stop closed; stopClean follows or is skipped)
 }
 
 // New opens every sequence of cfg (reading and extending its reservation in
@@ -308,8 +308,8 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 		}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.stopped {
+		s.mu.Unlock()
 		return err
 	}
 	s.stopped = true
@@ -317,6 +317,10 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 	for c := range s.conns {
 		c.nc.Close()
 	}
+	// Not under mu: a supervisor ending a lost lease's term right now
+	// closes its connections (dropConns), and a closing connection
+	// unregisters itself, both under mu.
+	s.mu.Unlock()
 	s.keepers.Wait()
 	if err != nil || !clean {
 		if clean {
