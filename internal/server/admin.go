@@ -298,11 +298,17 @@ func (s *Server) addSequence(def workerid.Sequence) error {
 	return nil
 }
 
+// goneTimeout bounds the catalog read of gone. The supervisor waits for
+// it after every lost lease and failed claim, so a coordinator out of
+// reach must not hold it long: with adminTimeout, a node claimed again up
+// to 10 s after a partition healed.
+const goneTimeout = time.Second
+
 // gone reports whether the catalog no longer has seq's generation. An
 // unreachable catalog is not proof: the supervisor claims again, which
 // fails as long as the coordinator is out of reach.
 func (s *Server) gone(seq *sequence) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), goneTimeout)
 	defer cancel()
 	def, err := s.cfg.Catalog.Get(ctx, seq.name)
 	switch {
