@@ -209,11 +209,6 @@ func tickTime(tick uint64) time.Time {
 	return time.UnixMilli(int64(tick) + floedproc.TwitterEpochMs)
 }
 
-// nowTick is the Twitter-layout tick of the test's clock.
-func nowTick() uint64 {
-	return uint64(time.Now().UnixMilli() - floedproc.TwitterEpochMs)
-}
-
 // claimedFloor returns the floor of p's last claim of a worker ID for its
 // default sequence, from its log: the tick its IDs must stay above.
 func claimedFloor(t *testing.T, p *floedproc.Proc) uint64 {

@@ -85,6 +85,10 @@ func holderPaused(t *testing.T, window time.Duration) {
 		t.Fatal("a issued nothing within 5 s of b's release")
 	}
 	t.Logf("a served worker ID %d again %v after b's release", id, again.at.Sub(stopped).Round(time.Millisecond))
+	// A standby claims again every 250 ms at most.
+	if d := again.at.Sub(stopped); d > time.Second {
+		t.Errorf("a served worker ID %d again %v after b's release, want within 1 s", id, d)
+	}
 	time.Sleep(300 * time.Millisecond)
 	fa.halt()
 	fb.halt()
