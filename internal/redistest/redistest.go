@@ -32,17 +32,15 @@ type Server struct {
 // CI must install one.
 func Start(tb testing.TB, args ...string) *Server {
 	tb.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("redis-server not found (apt-get install redis-server): %v", err)
-		}
-		tb.Skipf("redis-server not found: %v", err)
-	}
+	bin := lookPath(tb)
 	s := &Server{Dir: tb.TempDir(), args: args, tb: tb}
 	var lastErr error
 	for range 5 { // a freed port can be taken again before redis binds it
-		if lastErr = s.start(bin); lastErr == nil {
+		port, err := freePort()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if lastErr = s.start(bin, port); lastErr == nil {
 			tb.Cleanup(s.Kill)
 			return s
 		}
@@ -51,30 +49,66 @@ func Start(tb testing.TB, args ...string) *Server {
 	return nil
 }
 
-func (s *Server) start(bin string) error {
-	port, err := freePort()
+// Restart kills the server (SIGKILL, as a crash would) unless it is
+// stopped already, and starts it again on the same address with the same
+// directory and arguments: with AOF on, it loads what it made durable;
+// without persistence, it starts empty. It fails the test if the server
+// does not answer within 5 s.
+func (s *Server) Restart() {
+	s.tb.Helper()
+	s.Kill()
+	bin := lookPath(s.tb)
+	_, p, err := net.SplitHostPort(s.Addr)
 	if err != nil {
-		return err
+		s.tb.Fatal(err)
 	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	var lastErr error
+	for range 10 { // the killed server's port can stay busy a moment
+		if lastErr = s.start(bin, port); lastErr == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.tb.Fatalf("redis-server did not restart on %s: %v", s.Addr, lastErr)
+}
+
+func lookPath(tb testing.TB) string {
+	tb.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("redis-server not found (apt-get install redis-server): %v", err)
+		}
+		tb.Skipf("redis-server not found: %v", err)
+	}
+	return bin
+}
+
+func (s *Server) start(bin string, port int) error {
 	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	argv := append([]string{
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--dir", s.Dir, "--save", "", "--appendonly", "no",
 		"--daemonize", "no", "--logfile", "",
 	}, s.args...)
-	s.cmd = exec.Command(bin, argv...)
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd := exec.Command(bin, argv...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out := &strings.Builder{}
-	s.cmd.Stdout, s.cmd.Stderr = out, out
-	if err := s.cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
 		return err
 	}
-	s.done = make(chan struct{})
-	go func() { s.cmd.Wait(); close(s.done) }()
+	done := make(chan struct{})
+	s.cmd, s.done = cmd, done
+	go func() { cmd.Wait(); close(done) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
-		case <-s.done:
+		case <-done:
 			return fmt.Errorf("redis-server exited: %s", out.String())
 		default:
 		}

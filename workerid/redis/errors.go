@@ -2,6 +2,7 @@ package redis
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -52,3 +53,12 @@ func (e *UnsafeError) Error() string {
 
 // Unwrap returns ErrUnsafe.
 func (e *UnsafeError) Unwrap() error { return ErrUnsafe }
+
+// scriptError makes the error reply of a script that found a reservation
+// key it cannot read (FLOE_BADRESERVATION) match ErrBadReservation.
+func scriptError(err error) error {
+	if isRedisError(err) && strings.HasPrefix(err.Error(), "FLOE_BADRESERVATION ") {
+		return fmt.Errorf("%w: %w", ErrBadReservation, err)
+	}
+	return err
+}

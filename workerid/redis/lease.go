@@ -208,7 +208,7 @@ func (l *lease) Reserve(ctx context.Context, tick uint64) error {
 	})
 	switch {
 	case err != nil:
-		return l.lose(fmt.Errorf("reserving up to tick %d: %w", tick, err))
+		return l.lose(fmt.Errorf("reserving up to tick %d: %w", tick, scriptError(err)))
 	case ok != 1:
 		return l.lose(ErrNotOwner)
 	}
@@ -243,7 +243,7 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 		if ended, why := l.end(workerid.ErrReleased, true); !ended {
 			err = why
 		} else {
-			err = fmt.Errorf("floe: releasing worker ID %d: %w", l.id, err)
+			err = fmt.Errorf("floe: releasing worker ID %d: %w", l.id, scriptError(err))
 		}
 	case ok != 1:
 		err = l.lose(ErrNotOwner)

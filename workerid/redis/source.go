@@ -165,7 +165,7 @@ func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
 	if err != nil {
 		// The claim may have taken an ID all the same; its owner key
 		// expires after the TTL.
-		return nil, fmt.Errorf("floe: claiming a worker ID under %s: %w", s.cfg.Prefix, err)
+		return nil, fmt.Errorf("floe: claiming a worker ID under %s: %w", s.cfg.Prefix, scriptError(err))
 	}
 	id, ok := reply[0].(int64)
 	switch {
