@@ -88,6 +88,21 @@ func (s *suite) claimAll(t *testing.T, ns func() workerid.Source) []workerid.Lea
 	return leases
 }
 
+// sole claims every ID of the namespace and returns one lease: while the
+// others stay held, each later claim can only take that lease's worker ID.
+func (s *suite) sole(t *testing.T, ns func() workerid.Source) workerid.Lease {
+	t.Helper()
+	return s.claimAll(t, ns)[0]
+}
+
+// same fails t unless l holds worker ID id.
+func same(t *testing.T, l workerid.Lease, id int) {
+	t.Helper()
+	if l.ID() != id {
+		t.Fatalf("the only free worker ID is %d, claimed %d", id, l.ID())
+	}
+}
+
 func (s *suite) claim(t *testing.T, src workerid.Source) workerid.Lease {
 	t.Helper()
 	l, err := src.Claim(s.ctx(t))
@@ -207,7 +222,7 @@ func (s *suite) afterRelease(t *testing.T) {
 
 func (s *suite) rise(t *testing.T) {
 	ns := s.Namespace(t)
-	a := s.claim(t, ns())
+	a := s.sole(t, ns)
 	base := a.Reserved()
 	s.reserve(t, a, base+1000)
 	// A lower tick is a no-op: R never goes down.
@@ -222,6 +237,7 @@ func (s *suite) rise(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := s.claim(t, ns())
+	same(t, b, a.ID())
 	if got, want := b.Floor(), base+2000; got != want {
 		t.Fatalf("next holder's Floor() = %d, want %d", got, want)
 	}
@@ -229,16 +245,14 @@ func (s *suite) rise(t *testing.T) {
 
 func (s *suite) floor(t *testing.T) {
 	ns := s.Namespace(t)
-	a := s.claim(t, ns())
+	a := s.sole(t, ns)
 	r := a.Floor() + 5000
 	s.reserve(t, a, r)
 	if err := a.Release(s.ctx(t), 0); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
 	b := s.claim(t, ns())
-	if b.ID() != a.ID() {
-		t.Skipf("the next claim took worker ID %d, not %d", b.ID(), a.ID())
-	}
+	same(t, b, a.ID())
 	if got := b.Floor(); got != r {
 		t.Errorf("next holder's Floor() = %d, want the reservation %d", got, r)
 	}
@@ -249,13 +263,14 @@ func (s *suite) floor(t *testing.T) {
 
 func (s *suite) last(t *testing.T) {
 	ns := s.Namespace(t)
-	a := s.claim(t, ns())
+	a := s.sole(t, ns)
 	r := a.Floor() + 5000
 	s.reserve(t, a, r)
 	if err := a.Release(s.ctx(t), r-3000); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
 	b := s.claim(t, ns())
+	same(t, b, a.ID())
 	if got, want := b.Floor(), r-3000; got != want {
 		t.Errorf("Floor() after a clean release at %d = %d, want %d", r-3000, got, want)
 	}
@@ -267,6 +282,7 @@ func (s *suite) last(t *testing.T) {
 		t.Fatalf("Release: %v", err)
 	}
 	c := s.claim(t, ns())
+	same(t, c, a.ID())
 	if got := c.Floor(); got > r {
 		t.Errorf("Floor() after a release at a tick above R = %d, want at most %d", got, r)
 	}
@@ -274,19 +290,18 @@ func (s *suite) last(t *testing.T) {
 
 func (s *suite) fence(t *testing.T) {
 	ns := s.Namespace(t)
-	a := s.claim(t, ns())
+	a := s.sole(t, ns)
 	prev := a.Fence()
 	if err := a.Release(s.ctx(t), 0); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
 		l := s.claim(t, ns())
-		if l.ID() == a.ID() && l.Fence() <= prev {
+		same(t, l, a.ID())
+		if l.Fence() <= prev {
 			t.Errorf("fence %d after fence %d of worker ID %d", l.Fence(), prev, l.ID())
 		}
-		if l.ID() == a.ID() {
-			prev = l.Fence()
-		}
+		prev = l.Fence()
 		if err := l.Release(s.ctx(t), 0); err != nil {
 			t.Fatal(err)
 		}
@@ -331,7 +346,7 @@ func (s *suite) lost(t *testing.T) {
 
 func (s *suite) lostAfterLast(t *testing.T) {
 	ns := s.Namespace(t)
-	a := s.claim(t, ns())
+	a := s.sole(t, ns)
 	r := a.Floor() + 5000
 	s.reserve(t, a, r)
 	if err := a.Release(s.ctx(t), r-3000); err != nil {
@@ -340,14 +355,10 @@ func (s *suite) lostAfterLast(t *testing.T) {
 	// b starts above the last tick, may issue up to R without reserving,
 	// and dies: c must start above R.
 	b := s.claim(t, ns())
-	if b.ID() != a.ID() {
-		t.Skipf("the next claim took worker ID %d, not %d", b.ID(), a.ID())
-	}
+	same(t, b, a.ID())
 	s.Lose(t, b)
 	c := s.claim(t, ns())
-	if c.ID() != a.ID() {
-		t.Skipf("the next claim took worker ID %d, not %d", c.ID(), a.ID())
-	}
+	same(t, c, a.ID())
 	if got := c.Floor(); got != r {
 		t.Errorf("Floor() after a holder died above a clean release's last tick = %d, want R = %d", got, r)
 	}
@@ -361,9 +372,7 @@ func (s *suite) takeover(t *testing.T) {
 	s.reserve(t, a, r)
 	s.Lose(t, a)
 	b := s.claim(t, ns())
-	if b.ID() != a.ID() {
-		t.Fatalf("the only free worker ID is %d, claimed %d", a.ID(), b.ID())
-	}
+	same(t, b, a.ID())
 	if b.Floor() < r {
 		t.Fatalf("new holder's Floor() = %d, below the old holder's reservation %d", b.Floor(), r)
 	}
