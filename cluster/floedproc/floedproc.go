@@ -145,9 +145,9 @@ func tryStart(tb testing.TB, bin, name string, args []string) *Proc {
 }
 
 // StartErr runs floed with args and waits for it to exit, for
-// configurations it must refuse: it returns the exit error and stderr, or
+// configurations it must refuse: it returns stderr and the exit error, or
 // fails the test if the daemon is still running after the deadline.
-func StartErr(tb testing.TB, bin string, args ...string) (error, string) {
+func StartErr(tb testing.TB, bin string, args ...string) (string, error) {
 	tb.Helper()
 	addrs := freeAddrs(tb, 2)
 	cmd := exec.Command(bin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
@@ -160,12 +160,12 @@ func StartErr(tb testing.TB, bin string, args ...string) (error, string) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		return err, stderr.String()
+		return stderr.String(), err
 	case <-time.After(startDeadline):
 		cmd.Process.Kill()
 		<-done
 		tb.Fatalf("floedproc: floed %v still running after %v, want a refusal:\n%s", args, startDeadline, stderr.String())
-		return nil, ""
+		return "", nil
 	}
 }
 

@@ -48,7 +48,7 @@ func unsafeGauge(t *testing.T, p *floedproc.Proc) string {
 // way out; with --redis-unsafe it runs, serves and says so in its metrics.
 func TestScenario_RedisSafetyCheck(t *testing.T) {
 	unsafe := redistest.Start(t) // no AOF, no snapshots
-	err, stderr := floedproc.StartErr(t, bin, redisNode(unsafe.Addr, "check", "a")...)
+	stderr, err := floedproc.StartErr(t, bin, redisNode(unsafe.Addr, "check", "a")...)
 	if err == nil {
 		t.Fatalf("floed started on a Redis server without AOF:\n%s", stderr)
 	}
@@ -187,7 +187,7 @@ func TestScenario_RedisRestarted(t *testing.T) {
 	if late := f.received("a", lost.Add(ttl+requestTimeout), time.Time{}); len(late) > 0 {
 		t.Errorf("a issued %d batches of IDs more than TTL + request timeout after Redis lost its data", len(late))
 	}
-	err, stderr := floedproc.StartErr(t, bin, redisNode(srv.Addr, "restarted", "c")...)
+	stderr, err := floedproc.StartErr(t, bin, redisNode(srv.Addr, "restarted", "c")...)
 	if err == nil || !strings.Contains(stderr, "AOF is off") {
 		t.Errorf("a node starting on the restarted Redis without persistence: %v, want a refusal naming AOF:\n%s", err, stderr)
 	}
