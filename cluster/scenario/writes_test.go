@@ -1,0 +1,105 @@
+//go:build unix
+
+package scenario_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/floeid/floe/cluster/etcdtest"
+	"github.com/floeid/floe/cluster/floedproc"
+)
+
+// Two nodes serve steadily on a three-member etcd: each writes to etcd at
+// most once per reservation window (its keepalives write nothing), and
+// every write etcd saw in the meantime was one of their reservations.
+func TestScenario_OneWritePerWindow(t *testing.T) {
+	const span = 8 * window
+	ec := etcdtest.Start(t, 3)
+	cli := ec.Client(t)
+	defineDefault(t, cli, "writes")
+
+	led := floedproc.NewLedger()
+	var procs []*floedproc.Proc
+	for _, who := range []string{"a", "b"} {
+		p := floedproc.Start(t, bin, who, etcdNode(ec.Endpoints(), "writes", who)...)
+		mustReady(t, p, 5*time.Second)
+		startFeed(t, led, p, who, feedOpts{})
+		procs = append(procs, p)
+	}
+	// Past the first claims and their first keeper writes.
+	time.Sleep(window)
+
+	before := make([]float64, len(procs))
+	for i, p := range procs {
+		before[i] = reservationWrites(t, p)
+	}
+	rev0 := revision(t, cli)
+	time.Sleep(span)
+	rev1 := revision(t, cli)
+	total := 0.0
+	for i, p := range procs {
+		n := reservationWrites(t, p) - before[i]
+		total += n
+		t.Logf("%s: %.0f reservation writes in %v with a %v window", p.Name, n, span, window)
+		if limit := float64(span/window) + 1; n > limit {
+			t.Errorf("%s wrote its reservation %.0f times in %v, want at most one per %v window (%.0f)", p.Name, n, span, window, limit)
+		}
+		// Serving moves the clock past the reservation: writes must go on.
+		if least := float64(span/window) - 2; n < least {
+			t.Errorf("%s wrote its reservation %.0f times in %v while serving, want at least %.0f", p.Name, n, span, least)
+		}
+		if code, body, err := p.Get("/readyz"); err != nil || code != http.StatusOK {
+			t.Errorf("%s not ready at the end: %d %s %v", p.Name, code, body, err)
+		}
+	}
+	// The reads of the counters and of the revision are not atomic: a
+	// write may land between them.
+	if got := float64(rev1 - rev0); got < total-float64(len(procs)) || got > total+float64(len(procs)) {
+		t.Errorf("etcd's revision rose by %.0f in %v, want about the nodes' %.0f reservation writes: something else writes", got, span, total)
+	}
+	t.Logf("etcd revision +%d in %v", rev1-rev0, span)
+	checkLedger(t, led)
+}
+
+// revision returns the etcd cluster's current revision.
+func revision(t *testing.T, cli *clientv3.Client) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := cli.Get(ctx, "/floe/none")
+	if err != nil {
+		t.Fatalf("reading etcd's revision: %v", err)
+	}
+	return resp.Header.Revision
+}
+
+// reservationWrites returns p's floe_reservation_writes_total of the
+// default sequence's successful writes.
+func reservationWrites(t *testing.T, p *floedproc.Proc) float64 {
+	t.Helper()
+	code, body, err := p.Get("/metrics")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("%s: GET /metrics: %d %v", p.Name, code, err)
+	}
+	for line := range strings.Lines(body) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "floe_reservation_writes_total{") ||
+			!strings.Contains(line, `result="ok"`) || !strings.Contains(line, `seq="default"`) {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", p.Name, line, err)
+		}
+		return v
+	}
+	t.Fatalf("%s: no floe_reservation_writes_total{seq=\"default\",result=\"ok\"} in its metrics", p.Name)
+	return 0
+}
