@@ -1,0 +1,242 @@
+package main
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSeqCreate(t *testing.T) {
+	tests := []struct {
+		name           string
+		args           []string // after "seq create -addr ADDR"
+		wantBody       string   // of the request; none is sent when empty
+		format, layout string   // of the spec the reply shows, which stands for SPEC in want
+		code           int
+		want           string // stdout
+		wantErr        string // in stderr
+	}{
+		{
+			name: "id64 by default", args: []string{"orders"},
+			wantBody: `{"name":"orders","format":"id64"}`, format: "id64",
+			want: "orders: created (gen 2): SPEC\n",
+		},
+		{
+			name: "format id80", args: []string{"-format", "id80", "tenant1"},
+			wantBody: `{"name":"tenant1","format":"id80"}`, format: "id80",
+			want: "tenant1: created (gen 2): SPEC\n",
+		},
+		{
+			name: "format id96", args: []string{"-format", "id96", "tenant2"},
+			wantBody: `{"name":"tenant2","format":"id96"}`, format: "id96",
+			want: "tenant2: created (gen 2): SPEC\n",
+		},
+		{
+			name: "layout", args: []string{"-layout", "snowcast-128", "orders"},
+			wantBody: `{"name":"orders","format":"id64","layout":"snowcast-128"}`, format: "id64", layout: "snowcast-128",
+			want: "orders: created (gen 2): SPEC\n",
+		},
+		{
+			name: "flags after the name", args: []string{"orders", "-format", "id64", "-layout", "discord"},
+			wantBody: `{"name":"orders","format":"id64","layout":"discord"}`, format: "id64", layout: "discord",
+			want: "orders: created (gen 2): SPEC\n",
+		},
+		{
+			name: "exists with the same definition", args: []string{"-layout", "twitter", "default"},
+			wantBody: `{"name":"default","format":"id64","layout":"twitter"}`, format: "id64",
+			want: "default: exists (gen 1): SPEC\n",
+		},
+		{
+			name: "exists with another definition", args: []string{"-format", "id96", "default"},
+			wantBody: `{"name":"default","format":"id96"}`,
+			code:     1, wantErr: "floe seq: floe: sequence exists with another definition: default (conflict)\n",
+		},
+		{
+			name: "unknown format", args: []string{"-format", "id128", "x"},
+			wantBody: `{"name":"x","format":"id128"}`,
+			code:     1, wantErr: `unknown format "id128" (want id64, id80 or id96) (bad_request)`,
+		},
+		{
+			name: "layout for id96", args: []string{"-format", "id96", "-layout", "twitter", "x"},
+			wantBody: `{"name":"x","format":"id96","layout":"twitter"}`,
+			code:     1, wantErr: "floe seq: a layout is for format id64 only (bad_request)\n",
+		},
+		{
+			name: "unknown layout", args: []string{"-layout", "nope", "x"},
+			wantBody: `{"name":"x","format":"id64","layout":"nope"}`,
+			code:     1, wantErr: `floe seq: floe: unknown layout: "nope"`,
+		},
+		{
+			name: "invalid name", args: []string{"a/b"},
+			wantBody: `{"name":"a/b","format":"id64"}`,
+			code:     1, wantErr: `floe seq: floe: invalid sequence name: "a/b" (bad_request)`,
+		},
+		{name: "no name", args: nil, code: 2, wantErr: "floe seq create: a sequence name is required\nusage: floe seq create"},
+		{name: "two names", args: []string{"a", "-format", "id80", "b"}, code: 2, wantErr: "floe seq create: want one sequence name, not 2: a b\n"},
+		{name: "unknown flag", args: []string{"-epoch", "2020-01-01T00:00:00Z", "x"}, code: 2, wantErr: "flag provided but not defined: -epoch"},
+		{name: "flag without its value", args: []string{"x", "-format"}, code: 2, wantErr: "flag needs an argument: -format"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startFakeAdmin(t, "")
+			code, out, errOut := runAdmin(t, f.url, nil, append([]string{"seq", "create", "-addr", "ADDR"}, tc.args...)...)
+			want := tc.want
+			if tc.format != "" {
+				spec, err := fakeSpec("", tc.format, tc.layout)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = strings.ReplaceAll(want, "SPEC", spec)
+			}
+			if code != tc.code || out != want || !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, stderr with %q", code, out, errOut, tc.code, want, tc.wantErr)
+			}
+			var wantReqs []fakeAdminRequest
+			if tc.wantBody != "" {
+				wantReqs = []fakeAdminRequest{{Method: http.MethodPost, Path: "/v1/admin/sequences", ContentType: "application/json", Body: tc.wantBody}}
+			}
+			if got := f.requests(); !slices.Equal(got, wantReqs) {
+				t.Errorf("requests:\n got  %+v\n want %+v", got, wantReqs)
+			}
+		})
+	}
+}
+
+func TestSeqList(t *testing.T) {
+	// The node serves default and tenant1, waits for a worker ID for
+	// tenant2, was detached from old, and never attached orders.
+	cluster := func(f *fakeAdmin) {
+		f.define(t, "tenant1", "id80", "", true)
+		f.define(t, "orders", "id64", "snowcast-128", false)
+		f.define(t, "tenant2", "id96", "", true)
+		f.update("tenant2", func(s *fakeSeq) { s.workerID = -1 })
+		f.define(t, "old", "id80", "", true)
+		f.update("old", func(s *fakeSeq) { s.attached, s.workerID = false, -1 })
+	}
+	// The node serves default and tenant1, and never attached orders.
+	ready := func(f *fakeAdmin) {
+		f.define(t, "tenant1", "id80", "", true)
+		f.define(t, "orders", "id64", "snowcast-128", false)
+	}
+	table := `NAME     SPEC                                                                                                                                                                   GEN  ATTACHED  WORKER  READY
+default  {"format":"id64","layout":{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,"datacenter_bits":5,"worker_bits":5,"sequence_bits":12,"unsigned":false}}  1    yes       0       yes
+old      {"format":"id80"}                                                                                                                                                      5    no        -       no
+orders   {"format":"id64","layout":{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,"datacenter_bits":0,"worker_bits":7,"sequence_bits":16,"unsigned":true}}   3    no        -       no
+tenant1  {"format":"id80"}                                                                                                                                                      2    yes       1       yes
+tenant2  {"format":"id96"}                                                                                                                                                      4    yes       -       no
+`
+
+	tests := []struct {
+		name    string
+		setup   func(*fakeAdmin)
+		args    []string // after "seq list -addr ADDR"
+		code    int
+		want    string // stdout; API stands for the admin API's reply
+		wantErr string // in stderr
+		request bool   // whether a request is sent
+	}{
+		{name: "text", setup: cluster, want: table, request: true},
+		{name: "json", setup: ready, args: []string{"-o", "json"}, want: "API", request: true},
+		{name: "no sequences", setup: (*fakeAdmin).clear, want: "NAME  SPEC  GEN  ATTACHED  WORKER  READY\n", request: true},
+		{name: "no sequences in json", setup: (*fakeAdmin).clear, args: []string{"-o", "json"}, want: `{"sequences":[]}` + "\n", request: true},
+		{name: "unexpected argument", args: []string{"default"}, code: 2, wantErr: "floe seq list: unexpected arguments: default\nusage: floe seq list"},
+		{name: "flag after an argument", args: []string{"x", "-o", "json"}, code: 2, wantErr: "unexpected arguments: x -o json"},
+		{name: "bad output", args: []string{"-o", "yaml"}, code: 1, wantErr: `floe seq: -o "yaml": want text or json`},
+		{name: "unknown flag", args: []string{"-all"}, code: 2, wantErr: "flag provided but not defined: -all"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startFakeAdmin(t, "")
+			if tc.setup != nil {
+				tc.setup(f)
+			}
+			want := tc.want
+			if want == "API" {
+				want = f.reply(http.MethodGet, "/v1/admin/sequences")
+			}
+			code, out, errOut := runAdmin(t, f.url, nil, append([]string{"seq", "list", "-addr", "ADDR"}, tc.args...)...)
+			if code != tc.code || out != want || !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("exit %d, stdout:\n%s\nstderr %q; want %d, stdout:\n%s\nstderr with %q", code, out, errOut, tc.code, want, tc.wantErr)
+			}
+			var wantReqs []fakeAdminRequest
+			if tc.request {
+				wantReqs = []fakeAdminRequest{{Method: http.MethodGet, Path: "/v1/admin/sequences"}}
+			}
+			if got := f.requests(); !slices.Equal(got, wantReqs) {
+				t.Errorf("requests:\n got  %+v\n want %+v", got, wantReqs)
+			}
+		})
+	}
+}
+
+func TestSeqDestroy(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string // after "seq destroy -addr ADDR"
+		path    string   // of the DELETE request; none is sent when empty
+		code    int
+		want    string // stdout
+		wantErr string // in stderr
+	}{
+		{name: "named", args: []string{"-yes", "tenant1"}, path: "/v1/admin/sequences/tenant1", want: "tenant1: destroyed\n"},
+		{name: "-yes after the name", args: []string{"tenant1", "-yes"}, path: "/v1/admin/sequences/tenant1", want: "tenant1: destroyed\n"},
+		{name: "the default sequence", args: []string{"-yes", "default"}, path: "/v1/admin/sequences/default", want: "default: destroyed\n"},
+		{name: "unknown", args: []string{"-yes", "nope"}, path: "/v1/admin/sequences/nope", code: 1, wantErr: "floe seq: floe: no such sequence: nope (not_found)\n"},
+		{name: "without -yes", args: []string{"tenant1"}, code: 2, wantErr: "every node stops serving tenant1, and its worker IDs and reservations are dropped.\nRun again with -yes to destroy it.\n"},
+		{name: "-yes=false", args: []string{"-yes=false", "tenant1"}, code: 2, wantErr: "Run again with -yes"},
+		{name: "no name", args: []string{"-yes"}, code: 2, wantErr: "floe seq destroy: a sequence name is required\n"},
+		{name: "a path for a name", args: []string{"-yes", "x/../tenant1"}, path: "/v1/admin/sequences/x%2F..%2Ftenant1", code: 1, wantErr: "floe seq: floe: no such sequence: x/../tenant1 (not_found)\n"},
+		{name: "two names", args: []string{"-yes", "tenant1", "default"}, code: 2, wantErr: "want one sequence name, not 2: tenant1 default\n"},
+		{name: "unknown flag", args: []string{"-force", "tenant1"}, code: 2, wantErr: "flag provided but not defined: -force"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startFakeAdmin(t, "")
+			f.define(t, "tenant1", "id80", "", true)
+			code, out, errOut := runAdmin(t, f.url, nil, append([]string{"seq", "destroy", "-addr", "ADDR"}, tc.args...)...)
+			if code != tc.code || out != tc.want || !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, stderr with %q", code, out, errOut, tc.code, tc.want, tc.wantErr)
+			}
+			var wantReqs []fakeAdminRequest
+			if tc.path != "" {
+				wantReqs = []fakeAdminRequest{{Method: http.MethodDelete, Path: tc.path}}
+			}
+			if got := f.requests(); !slices.Equal(got, wantReqs) {
+				t.Errorf("requests:\n got  %+v\n want %+v", got, wantReqs)
+			}
+			_, kept := f.sequence("tenant1")
+			if wantKept := tc.path != "/v1/admin/sequences/tenant1"; kept != wantKept {
+				t.Errorf("tenant1 in the catalog: %v, want %v", kept, wantKept)
+			}
+		})
+	}
+}
+
+func TestSeq_Usage(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		wantErr string // in stderr
+	}{
+		{"no command", []string{"seq"}, 2, "usage: floe seq create"},
+		{"unknown command", []string{"seq", "rename", "a", "b"}, 2, "floe seq: unknown command \"rename\"\nusage: floe seq create"},
+		{"help", []string{"seq", "-h"}, 0, "floe seq destroy [-addr URL] [-token T] -yes NAME"},
+		{"create help", []string{"seq", "create", "-h"}, 0, "-layout name"},
+		{"list help", []string{"seq", "list", "-help"}, 0, "-o output"},
+		{"destroy help", []string{"seq", "destroy", "-h"}, 0, "confirm the destruction"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startFakeAdmin(t, "")
+			code, out, errOut := runAdmin(t, f.url, map[string]string{"FLOE_ADMIN_ADDR": f.url, "FLOE_ADMIN_TOKEN": "do-not-print"}, tc.args...)
+			if code != tc.code || out != "" || !strings.Contains(errOut, tc.wantErr) || strings.Contains(errOut, "do-not-print") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, no stdout, stderr with %q and without the token", code, out, errOut, tc.code, tc.wantErr)
+			}
+			if got := f.requests(); len(got) != 0 {
+				t.Errorf("requests %+v, want none", got)
+			}
+		})
+	}
+}
