@@ -199,12 +199,19 @@ func newAdminFlagSet(name, synopsis string, af *adminFlags, stderr io.Writer) *f
 }
 
 // sequencePath is the admin path of the named sequence, with rest appended.
-func sequencePath(name, rest string) string {
-	return "/v1/admin/sequences/" + url.PathEscape(name) + rest
+// The names "." and ".." cannot be in a path: the server's router resolves
+// them as path segments, so the request would address no sequence and get
+// a redirect, then a 404 or 405 without JSON.
+func sequencePath(name, rest string) (string, error) {
+	if name == "." || name == ".." {
+		return "", fmt.Errorf("sequence name %q: not addressable in floed's admin API (its router resolves it as a URL path segment)", name)
+	}
+	return "/v1/admin/sequences/" + url.PathEscape(name) + rest, nil
 }
 
 // parseNameArgs parses args into fs, allowing flags both before and after
-// the one positional argument, a sequence name, which it returns.
+// the one positional argument, a sequence name, which it returns. An empty
+// name is no name.
 func parseNameArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (string, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return "", err
@@ -216,8 +223,8 @@ func parseNameArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (string, e
 			return "", err
 		}
 	}
-	if len(names) != 1 {
-		if len(names) == 0 {
+	if len(names) != 1 || names[0] == "" {
+		if len(names) <= 1 {
 			fmt.Fprintf(stderr, "%s: a sequence name is required\n", fs.Name())
 		} else {
 			fmt.Fprintf(stderr, "%s: want one sequence name, not %d: %s\n", fs.Name(), len(names), strings.Join(names, " "))

@@ -133,7 +133,7 @@ func TestNewAdminClient(t *testing.T) {
 			t.Errorf("newAdminClient(%q): base %v, %v; want %q", tc.addr, c, err, tc.want)
 			continue
 		}
-		if path := sequencePath("a-b.c_1", "/attach"); c.base+path != tc.want+"/v1/admin/sequences/a-b.c_1/attach" {
+		if path, _ := sequencePath("a-b.c_1", "/attach"); c.base+path != tc.want+"/v1/admin/sequences/a-b.c_1/attach" {
 			t.Errorf("newAdminClient(%q): attach URL %q", tc.addr, c.base+path)
 		}
 		if c.hc.Timeout <= 0 {

@@ -38,6 +38,10 @@ func runNodeAttach(op string, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	path, err := sequencePath(name, "/"+op)
+	if err != nil {
+		return err
+	}
 	c, err := af.client(fs)
 	if err != nil {
 		return err
@@ -46,7 +50,7 @@ func runNodeAttach(op string, args []string, stdout, stderr io.Writer) error {
 		Name     string `json:"name"`
 		Attached bool   `json:"attached"`
 	}
-	if _, err := c.do(http.MethodPost, sequencePath(name, "/"+op), nil, &reply); err != nil {
+	if _, err := c.do(http.MethodPost, path, nil, &reply); err != nil {
 		return err
 	}
 	name = orName(reply.Name, name)

@@ -69,6 +69,8 @@ func TestNode(t *testing.T) {
 			path: "/v1/admin/sequences/x%2F..%2Ftenant1/detach", code: 1, wantErr: "floe node: floe: unknown sequence: \"x/../tenant1\" (not_found)\n",
 			seq: "tenant1", wantSeq: adminSequence{Attached: true, WorkerID: 1, Ready: true},
 		},
+		{name: "empty name", args: []string{"detach", "-addr", "ADDR", ""}, code: 2, wantErr: "floe node detach: a sequence name is required\n"},
+		{name: "dot", args: []string{"attach", "-addr", "ADDR", "."}, code: 1, wantErr: `floe node: sequence name ".": not addressable in floed's admin API`},
 		{name: "two names", args: []string{"attach", "-addr", "ADDR", "default", "orders"}, code: 2, wantErr: "floe node attach: want one sequence name, not 2: default orders\n"},
 		{name: "unknown flag", args: []string{"detach", "-addr", "ADDR", "-all"}, code: 2, wantErr: "flag provided but not defined: -all"},
 		{name: "no command", args: nil, code: 2, wantErr: "usage: floe node attach"},

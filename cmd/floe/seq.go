@@ -147,11 +147,15 @@ func runSeqDestroy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "floe seq destroy: destroy is cluster-wide: every node stops serving %s, and its worker IDs and reservations are dropped.\nRun again with -yes to destroy it.\n", name)
 		return errUsage
 	}
+	path, err := sequencePath(name, "")
+	if err != nil {
+		return err
+	}
 	c, err := af.client(fs)
 	if err != nil {
 		return err
 	}
-	if _, err := c.do(http.MethodDelete, sequencePath(name, ""), nil, nil); err != nil {
+	if _, err := c.do(http.MethodDelete, path, nil, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: destroyed\n", name)

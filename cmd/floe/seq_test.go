@@ -73,6 +73,7 @@ func TestSeqCreate(t *testing.T) {
 			code:     1, wantErr: `floe seq: floe: invalid sequence name: "a/b" (bad_request)`,
 		},
 		{name: "no name", args: nil, code: 2, wantErr: "floe seq create: a sequence name is required\nusage: floe seq create"},
+		{name: "empty name", args: []string{""}, code: 2, wantErr: "floe seq create: a sequence name is required\n"},
 		{name: "two names", args: []string{"a", "-format", "id80", "b"}, code: 2, wantErr: "floe seq create: want one sequence name, not 2: a b\n"},
 		{name: "unknown flag", args: []string{"-epoch", "2020-01-01T00:00:00Z", "x"}, code: 2, wantErr: "flag provided but not defined: -epoch"},
 		{name: "flag without its value", args: []string{"x", "-format"}, code: 2, wantErr: "flag needs an argument: -format"},
@@ -187,6 +188,8 @@ func TestSeqDestroy(t *testing.T) {
 		{name: "-yes=false", args: []string{"-yes=false", "tenant1"}, code: 2, wantErr: "Run again with -yes"},
 		{name: "no name", args: []string{"-yes"}, code: 2, wantErr: "floe seq destroy: a sequence name is required\n"},
 		{name: "a path for a name", args: []string{"-yes", "x/../tenant1"}, path: "/v1/admin/sequences/x%2F..%2Ftenant1", code: 1, wantErr: "floe seq: floe: no such sequence: x/../tenant1 (not_found)\n"},
+		{name: "empty name", args: []string{"-yes", ""}, code: 2, wantErr: "floe seq destroy: a sequence name is required\n"},
+		{name: "dot-dot", args: []string{"-yes", ".."}, code: 1, wantErr: `floe seq: sequence name "..": not addressable in floed's admin API`},
 		{name: "two names", args: []string{"-yes", "tenant1", "default"}, code: 2, wantErr: "want one sequence name, not 2: tenant1 default\n"},
 		{name: "unknown flag", args: []string{"-force", "tenant1"}, code: 2, wantErr: "flag provided but not defined: -force"},
 	}
