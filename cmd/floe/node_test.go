@@ -124,7 +124,7 @@ func TestSeqNode_Lifecycle(t *testing.T) {
 		{[]string{"node", "attach", "tenant1"}, "tenant1: attached to ADDR; it serves the sequence once it holds a worker ID (READY in floe seq list)\n"},
 		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":true,"worker_id":1,"ready":true}`},
 		{[]string{"node", "detach", "tenant1"}, "tenant1: detached from ADDR\n"},
-		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":false,"worker_id":-1,"ready":false`},
+		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":false,"worker_id":-1,"ready":false,"reason":"floe: sequence not ready: tenant1: detached"}`},
 		{[]string{"seq", "destroy", "-yes", "tenant1"}, "tenant1: destroyed\n"},
 		{[]string{"seq", "list"}, "\ndefault  "},
 	}

@@ -45,9 +45,10 @@ type seqInfo struct {
 	Name     string `json:"name"`
 	Spec     string `json:"spec"`
 	Gen      int64  `json:"gen"`
-	Attached bool   `json:"attached"`  // whether the node asked serves it
-	WorkerID int    `json:"worker_id"` // the node's worker ID for it, -1 when none
-	Ready    bool   `json:"ready"`     // whether the node can issue its IDs now
+	Attached bool   `json:"attached"`         // whether the node asked serves it
+	WorkerID int    `json:"worker_id"`        // the node's worker ID for it, -1 when none
+	Ready    bool   `json:"ready"`            // whether the node can issue its IDs now
+	Reason   string `json:"reason,omitempty"` // why not, when the node has the sequence and is not ready
 }
 
 // createRequest is the body of POST /v1/admin/sequences.

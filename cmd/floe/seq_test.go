@@ -139,6 +139,7 @@ tenant2  {"format":"id96"}                                                      
 	}{
 		{name: "text", setup: cluster, want: table, request: true},
 		{name: "json", setup: ready, args: []string{"-o", "json"}, want: "API", request: true},
+		{name: "json with reasons", setup: cluster, args: []string{"-o", "json"}, want: "API", request: true},
 		{name: "no sequences", setup: (*fakeAdmin).clear, want: "NAME  SPEC  GEN  ATTACHED  WORKER  READY\n", request: true},
 		{name: "no sequences in json", setup: (*fakeAdmin).clear, args: []string{"-o", "json"}, want: `{"sequences":[]}` + "\n", request: true},
 		{name: "unexpected argument", args: []string{"default"}, code: 2, wantErr: "floe seq list: unexpected arguments: default\nusage: floe seq list"},
