@@ -135,7 +135,7 @@ func (c *adminClient) do(method, path string, in, out any) (int, error) {
 		var uerr *url.Error
 		if errors.As(err, &uerr) {
 			if uerr.Timeout() {
-				return 0, fmt.Errorf("floed at %s: no reply within %v", c.base, adminTimeout)
+				return 0, fmt.Errorf("floed at %s: no reply within %v", c.base, c.hc.Timeout)
 			}
 			err = uerr.Err
 		}

@@ -168,7 +168,7 @@ func TestAdminClient_Timeout(t *testing.T) {
 		handler func(w http.ResponseWriter, stop <-chan struct{})
 		wantErr string
 	}{
-		{"no reply", func(w http.ResponseWriter, stop <-chan struct{}) { <-stop }, "no reply within"},
+		{"no reply", func(w http.ResponseWriter, stop <-chan struct{}) { <-stop }, "no reply within 50ms"},
 		{"a partial reply", func(w http.ResponseWriter, stop <-chan struct{}) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
