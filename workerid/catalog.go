@@ -41,14 +41,15 @@ var (
 	ErrConflict = errors.New("floe: sequence exists with another definition")
 	// ErrNotFound: no sequence has the name.
 	ErrNotFound = errors.New("floe: no such sequence")
-	// ErrName: a sequence name that is empty, longer than 64 bytes, or has
-	// bytes other than [A-Za-z0-9_.-].
+	// ErrName: a sequence name that is empty, longer than 64 bytes, has
+	// bytes other than [A-Za-z0-9_.-], or is "." or ".." (which a URL path
+	// cannot carry to the admin API).
 	ErrName = errors.New("floe: invalid sequence name")
 )
 
 // ValidName reports whether name is a valid sequence name.
 func ValidName(name string) bool {
-	if len(name) == 0 || len(name) > 64 {
+	if len(name) == 0 || len(name) > 64 || name == "." || name == ".." {
 		return false
 	}
 	for i := 0; i < len(name); i++ {

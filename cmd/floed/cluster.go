@@ -56,7 +56,7 @@ func (c *Config) validCluster() error {
 	case !c.TimeOfDeath.IsZero():
 		return errors.New("--time-of-death is for a single node: in a cluster the reservations live in the coordinator")
 	case !workerid.ValidName(c.Cluster):
-		return fmt.Errorf("--cluster %q: want 1..64 bytes of [A-Za-z0-9_.-]", c.Cluster)
+		return fmt.Errorf("--cluster %q: want 1..64 bytes of [A-Za-z0-9_.-], not \".\" or \"..\"", c.Cluster)
 	case c.LeaseTTL < time.Second:
 		return fmt.Errorf("--lease-ttl %v: want at least 1s", c.LeaseTTL)
 	case c.RedisUnsafe && c.Redis == "":
