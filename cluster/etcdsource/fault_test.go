@@ -1,0 +1,141 @@
+package etcdsource_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/floeid/floe/cluster/etcdtest"
+	"github.com/floeid/floe/internal/faultproxy"
+	"github.com/floeid/floe/workerid"
+	"github.com/floeid/floe/workerid/etcd"
+)
+
+// Network faults between a holder and etcd: its client talks to each
+// member through a fault proxy, while the next holder and an observer
+// talk to etcd directly. Whatever the fault, the holder stops (Done
+// closes) no later than its last successful renewal's send time plus the
+// TTL, before etcd frees its worker ID, and reserves nothing more; the
+// next holder starts at or above everything the first one reserved, and
+// above a reservation whose result the first one never learned.
+//
+// A holder cannot see when its last successful renewal was sent, so the
+// bounds are taken from the start of the fault: no renewal sent after it
+// succeeds, except, while renewals only slow down, the next one, whose
+// reply still arrives within the TTL of its send. Renewals that take more
+// than half the TTL cannot keep a lease on send-time deadlines (the next
+// one leaves after the reply), so the holder must lose it: a holder that
+// dated its deadline from the reply would keep it for ever.
+func TestLease_Faults(t *testing.T) {
+	ec := etcdtest.Start(t, 3)
+	const (
+		ttl   = 2 * time.Second
+		renew = ttl / 3 // the interval of renewals and the default request timeout
+		// slop is how late a holder's timer, the watch of its Done and the
+		// Reserve's return may be under the race detector on a loaded host.
+		slop = 250 * time.Millisecond
+		// early is how long before the fault the last renewal may have
+		// been sent: one interval, its round trip and some lateness.
+		early = renew + 300*time.Millisecond
+	)
+	blackhole := func(p *faultproxy.Proxy) { p.Blackhole(true) }
+	cut := func(dir faultproxy.Direction) func(p *faultproxy.Proxy) {
+		return func(p *faultproxy.Proxy) { p.Cut(dir, true) }
+	}
+	delay := func(d time.Duration) func(p *faultproxy.Proxy) {
+		return func(p *faultproxy.Proxy) { p.Delay(d) }
+	}
+	tests := []struct {
+		name    string
+		timeout time.Duration // Config.RequestTimeout; zero for TTL/3
+		fault   func(p *faultproxy.Proxy)
+		reserve bool // a Reserve above Reserved runs into the fault
+		// Done closes at least after and at most within this long after
+		// the fault starts.
+		after, within time.Duration
+		landed        bool // the Reserve run into the fault reaches etcd
+	}{
+		{name: "black hole", fault: blackhole, after: ttl - early, within: ttl + slop},
+		{name: "black hole during a reserve", fault: blackhole, reserve: true, within: renew + slop},
+		{name: "requests cut during a reserve", fault: cut(faultproxy.ToTarget), reserve: true, within: renew + slop},
+		{name: "replies cut during a reserve", fault: cut(faultproxy.ToClient), reserve: true, within: renew + slop, landed: true},
+		// A round trip of 1.2 s, above TTL/2 and below TTL - TTL/3: a
+		// holder dating its deadline from replies would keep its lease.
+		{name: "renewals slower than half the TTL", timeout: ttl, fault: delay(600 * time.Millisecond), after: ttl - early, within: renew + ttl + slop},
+		{name: "renewals slower than the TTL", timeout: ttl, fault: delay(1100 * time.Millisecond), after: ttl - early, within: ttl + slop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prefix := freshPrefix()
+			direct := newClient(t, ec.Endpoints())
+			ps, addrs := proxies(t, ec.Endpoints())
+			srcA := newSource(t, newClient(t, addrs), etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, RequestTimeout: tt.timeout, Owner: "a"})
+			srcB := newSource(t, direct, etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, Owner: "b"})
+			a := mustClaim(t, srcA)
+			mustReserve(t, a, a.Floor()+1000)
+			r := a.Reserved()
+			freed := deletedAt(t, direct, ownerKey(prefix, a.ID()), a.Fence()+1)
+			done := doneAt(a)
+
+			for _, p := range ps {
+				tt.fault(p)
+			}
+			start := time.Now()
+			t.Cleanup(func() {
+				for _, p := range ps {
+					p.Heal()
+				}
+			})
+			var tried uint64
+			if tt.reserve {
+				tried = r + 1000
+				err := a.Reserve(context.Background(), tried)
+				var lost *workerid.LeaseLostError
+				if !errors.As(err, &lost) {
+					t.Fatalf("Reserve into the fault: %v, want a *LeaseLostError", err)
+				}
+				t.Logf("Reserve into the fault returned after %v: %v", time.Since(start).Round(time.Millisecond), err)
+				if got := a.Reserved(); got != r {
+					t.Errorf("Reserved() = %d after a Reserve whose result is unknown, want %d", got, r)
+				}
+			}
+			stopped := waitFor(t, done, tt.within+5*time.Second, "the holder's Done")
+			took := stopped.Sub(start)
+			t.Logf("the holder stopped %v after the fault started: %v", took.Round(time.Millisecond), a.Err())
+			if took < tt.after || took > tt.within {
+				t.Errorf("the holder stopped %v after the fault started, want within [%v, %v]", took, tt.after, tt.within)
+			}
+			wantLost(t, a)
+
+			// Never over-trusted: etcd frees the worker ID (by the expiry of
+			// the etcd lease, or the revocation the holder sends when it
+			// stops) only after the holder stopped. Two goroutines take the
+			// times, hence a little jitter.
+			const jitter = 50 * time.Millisecond
+			free := waitFor(t, freed, ttl+5*time.Second, "the owner key's deletion")
+			t.Logf("etcd freed the worker ID %v after the holder stopped", free.Sub(stopped).Round(time.Millisecond))
+			if free.Before(stopped.Add(-jitter)) {
+				t.Errorf("etcd freed the worker ID %v before the holder stopped", stopped.Sub(free))
+			}
+
+			b, _ := claimWithin(t, srcB, ttl+time.Second)
+			want := r
+			if tt.landed {
+				// The reservation reached etcd; its reply did not.
+				want = tried
+			}
+			if got := b.Floor(); got != want || got < a.Reserved() {
+				t.Errorf("next holder's Floor() = %d, want %d (the lost holder believed %d reserved)", got, want, a.Reserved())
+			}
+			if b.Fence() <= a.Fence() {
+				t.Errorf("next holder's fence %d, not above the lost holder's %d", b.Fence(), a.Fence())
+			}
+			mustReserve(t, b, b.Floor()+1)
+			if err := b.Release(ctxFor(t, 10*time.Second), 0); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -1,0 +1,211 @@
+package etcdsource_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/floeid/floe/internal/faultproxy"
+	"github.com/floeid/floe/workerid"
+	"github.com/floeid/floe/workerid/etcd"
+)
+
+// newClient returns a client of endpoints, as a process on another host
+// would have, closed when the test ends. Call it after etcdtest.Start, so
+// that it closes before the members stop.
+func newClient(tb testing.TB, endpoints []string) *clientv3.Client {
+	tb.Helper()
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints:   endpoints,
+		DialTimeout: 5 * time.Second,
+		Logger:      zap.NewNop(),
+	})
+	if err != nil {
+		tb.Fatalf("etcd client: %v", err)
+	}
+	tb.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// newSource returns a Source over cli.
+func newSource(tb testing.TB, cli *clientv3.Client, cfg etcd.Config) *etcd.Source {
+	tb.Helper()
+	src, err := etcd.NewSource(cli, cfg)
+	if err != nil {
+		tb.Fatalf("NewSource: %v", err)
+	}
+	return src
+}
+
+// proxies starts a fault proxy in front of each endpoint, closed when the
+// test ends, and returns them with their addresses.
+func proxies(tb testing.TB, endpoints []string) ([]*faultproxy.Proxy, []string) {
+	tb.Helper()
+	var ps []*faultproxy.Proxy
+	var addrs []string
+	for _, ep := range endpoints {
+		p, err := faultproxy.Listen(ep)
+		if err != nil {
+			tb.Fatalf("faultproxy: %v", err)
+		}
+		tb.Cleanup(func() { p.Close() })
+		ps = append(ps, p)
+		addrs = append(addrs, p.Addr())
+	}
+	return ps, addrs
+}
+
+// prefixes numbers the fresh key prefixes of the tests.
+var prefixes atomic.Int64
+
+// freshPrefix returns a key prefix no other test uses.
+func freshPrefix() string { return fmt.Sprintf("/floe-test/%d/", prefixes.Add(1)) }
+
+// ownerKey and reservedKey are the keys of worker ID id under prefix, as
+// workerid/etcd documents them.
+func ownerKey(prefix string, id int) string    { return fmt.Sprintf("%sworkers/%d", prefix, id) }
+func reservedKey(prefix string, id int) string { return fmt.Sprintf("%sreserved/%d", prefix, id) }
+
+func ctxFor(tb testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	tb.Cleanup(cancel)
+	return ctx
+}
+
+func mustClaim(t *testing.T, src workerid.Source) workerid.Lease {
+	t.Helper()
+	l, err := src.Claim(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("Claim: %v", err)
+	}
+	return l
+}
+
+func mustReserve(t *testing.T, l workerid.Lease, tick uint64) {
+	t.Helper()
+	if err := l.Reserve(ctxFor(t, 10*time.Second), tick); err != nil {
+		t.Fatalf("Reserve(%d) on worker ID %d: %v", tick, l.ID(), err)
+	}
+	if got := l.Reserved(); got < tick {
+		t.Fatalf("Reserved() after Reserve(%d) = %d", tick, got)
+	}
+}
+
+// claimWithin claims from src, again every 20 ms while every worker ID is
+// held, for up to d. It returns the lease and how long it took.
+func claimWithin(t *testing.T, src workerid.Source, d time.Duration) (workerid.Lease, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	for {
+		l, err := src.Claim(ctxFor(t, 10*time.Second))
+		if err == nil {
+			return l, time.Since(start)
+		}
+		if !errors.Is(err, workerid.ErrExhausted) {
+			t.Fatalf("Claim: %v", err)
+		}
+		if time.Since(start) > d {
+			t.Fatalf("no worker ID free within %v: %v", d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// wantLost checks that l was lost: a Reserve above everything is refused
+// with a *LeaseLostError and raises nothing, and Done and Err tell the
+// loss.
+func wantLost(t *testing.T, l workerid.Lease) {
+	t.Helper()
+	before := l.Reserved()
+	var lost *workerid.LeaseLostError
+	if err := l.Reserve(ctxFor(t, 10*time.Second), 1<<63); !errors.As(err, &lost) {
+		t.Fatalf("worker ID %d: Reserve on a lost lease: %v, want a *LeaseLostError", l.ID(), err)
+	}
+	if got := l.Reserved(); got != before {
+		t.Fatalf("worker ID %d: Reserved() moved from %d to %d on a lost lease", l.ID(), before, got)
+	}
+	select {
+	case <-l.Done():
+	default:
+		t.Fatalf("worker ID %d: Done not closed after a refused Reserve", l.ID())
+	}
+	if err := l.Err(); !errors.As(err, &lost) {
+		t.Fatalf("worker ID %d: Err() = %v, want a *LeaseLostError", l.ID(), err)
+	}
+}
+
+// held reports whether l is still held: Done not closed.
+func held(l workerid.Lease) bool {
+	select {
+	case <-l.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// doneAt returns a channel that receives the time l's Done closes.
+func doneAt(l workerid.Lease) <-chan time.Time {
+	at := make(chan time.Time, 1)
+	go func() {
+		<-l.Done()
+		at <- time.Now()
+	}()
+	return at
+}
+
+// deletedAt watches key from revision rev on and returns a channel that
+// receives the time etcd reports its deletion: when a holder's worker ID
+// became free in etcd.
+func deletedAt(t *testing.T, cli *clientv3.Client, key string, rev int64) <-chan time.Time {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	at := make(chan time.Time, 1)
+	wch := cli.Watch(ctx, key, clientv3.WithRev(rev), clientv3.WithFilterPut())
+	go func() {
+		for wr := range wch {
+			for _, ev := range wr.Events {
+				if ev.Type == clientv3.EventTypeDelete {
+					at <- time.Now()
+					return
+				}
+			}
+		}
+	}()
+	return at
+}
+
+// waitFor returns the time ch receives, failing t after d.
+func waitFor(t *testing.T, ch <-chan time.Time, d time.Duration, what string) time.Time {
+	t.Helper()
+	select {
+	case at := <-ch:
+		return at
+	case <-time.After(d):
+		t.Fatalf("%s: nothing within %v", what, d)
+		return time.Time{}
+	}
+}
+
+// revoke revokes the etcd lease the owner key at key is attached to: the
+// way the lease expires, at once. It returns once the key is deleted.
+func revoke(t *testing.T, cli *clientv3.Client, key string) {
+	t.Helper()
+	resp, err := cli.Get(ctxFor(t, 10*time.Second), key)
+	if err != nil {
+		t.Fatalf("reading the owner key %s: %v", key, err)
+	}
+	if len(resp.Kvs) == 0 || resp.Kvs[0].Lease == 0 {
+		t.Fatalf("owner key %s: %v, want a key with a lease", key, resp.Kvs)
+	}
+	if _, err := cli.Revoke(ctxFor(t, 10*time.Second), clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
+		t.Fatalf("revoking the lease of %s: %v", key, err)
+	}
+}
