@@ -21,17 +21,7 @@ func TestScenario_Partition(t *testing.T) {
 	ns := defineDefault(t, ec.Client(t), "partition")
 	ns.holdAllBut(t, id)
 
-	var proxies []*faultproxy.Proxy
-	var viaProxies []string
-	for _, ep := range ec.Endpoints() {
-		p, err := faultproxy.Listen(ep)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { p.Close() })
-		proxies = append(proxies, p)
-		viaProxies = append(viaProxies, p.Addr())
-	}
+	proxies, viaProxies := proxyAll(t, ec)
 	led := floedproc.NewLedger()
 	a := floedproc.Start(t, bin, "a", etcdNode(viaProxies, "partition", "a")...)
 	mustReady(t, a, 5*time.Second)
@@ -97,4 +87,23 @@ func TestScenario_Partition(t *testing.T) {
 		t.Errorf("b issued tick %d, not above its floor %d", lo, bFloor)
 	}
 	checkLedger(t, led)
+}
+
+// proxyAll puts a fault proxy in front of every member of ec, for a node
+// to reach etcd through, and returns them with their addresses. They
+// close when the test ends.
+func proxyAll(t *testing.T, ec *etcdtest.Cluster) ([]*faultproxy.Proxy, []string) {
+	t.Helper()
+	var proxies []*faultproxy.Proxy
+	var addrs []string
+	for _, ep := range ec.Endpoints() {
+		p, err := faultproxy.Listen(ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		proxies = append(proxies, p)
+		addrs = append(addrs, p.Addr())
+	}
+	return proxies, addrs
 }

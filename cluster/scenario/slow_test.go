@@ -33,17 +33,7 @@ func TestScenario_SlowAndOneWay(t *testing.T) {
 			ns := defineDefault(t, ec.Client(t), "slow")
 			ns.holdAllBut(t, id)
 
-			var proxies []*faultproxy.Proxy
-			var viaProxies []string
-			for _, ep := range ec.Endpoints() {
-				p, err := faultproxy.Listen(ep)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { p.Close() })
-				proxies = append(proxies, p)
-				viaProxies = append(viaProxies, p.Addr())
-			}
+			proxies, viaProxies := proxyAll(t, ec)
 			led := floedproc.NewLedger()
 			a := floedproc.Start(t, bin, "a", etcdNode(viaProxies, "slow", "a")...)
 			mustReady(t, a, 5*time.Second)
