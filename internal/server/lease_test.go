@@ -35,25 +35,42 @@ func (ns *fakeNS) Claim(ctx context.Context) (workerid.Lease, error) {
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
 	for id := range ns.n {
-		if ns.held[id] != nil {
-			continue
+		if ns.held[id] == nil {
+			return ns.claimLocked(id), nil
 		}
-		ns.fence++
-		l := &fakeLease{ns: ns, id: id, fence: ns.fence, floor: ns.reserved[id], reserved: ns.reserved[id], done: make(chan struct{})}
-		if last := ns.last[id]; last != 0 {
-			l.floor = last
-			delete(ns.last, id)
-		}
-		ns.held[id] = l
-		return l, nil
 	}
 	return nil, workerid.ErrExhausted
+}
+
+// claimLocked hands out a lease of the free worker ID id; ns.mu is held.
+func (ns *fakeNS) claimLocked(id int) *fakeLease {
+	ns.fence++
+	l := &fakeLease{ns: ns, id: id, fence: ns.fence, floor: ns.reserved[id], reserved: ns.reserved[id], done: make(chan struct{})}
+	if last := ns.last[id]; last != 0 {
+		l.floor = last
+		delete(ns.last, id)
+	}
+	ns.held[id] = l
+	return l
+}
+
+// steal ends the lease of id and hands id to another holder at once, as a
+// takeover does, before the loser can claim it again.
+func (ns *fakeNS) steal(id int) workerid.Lease {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	ns.loseLocked(id)
+	return ns.claimLocked(id)
 }
 
 // lose ends the lease of id.
 func (ns *fakeNS) lose(id int) {
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
+	ns.loseLocked(id)
+}
+
+func (ns *fakeNS) loseLocked(id int) {
 	if l := ns.held[id]; l != nil {
 		delete(ns.held, id)
 		l.err = &workerid.LeaseLostError{ID: id, Fence: l.fence}
@@ -278,14 +295,19 @@ func TestServer_RequestsRefusedWithoutLease(t *testing.T) {
 	ns := newFakeNS(1)
 	s, addr := newTestServer(t, Config{Clock: clock, Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
 	// Someone else holds the ID before the server can claim it again.
-	ns.lose(0)
-	stolen, err := ns.Claim(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitReady(t, s, false)
-	if err := s.Ready(); !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), "held") {
-		t.Fatalf("Ready() with every ID held = %v", err)
+	stolen := ns.steal(0)
+	// Not ready at once for the lost lease, then, once its claim found
+	// every ID held, for that.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := s.Ready()
+		if errors.Is(err, ErrNotReady) && strings.Contains(err.Error(), "held") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Ready() with every ID held = %v after 10 s, want ErrNotReady naming the held IDs", err)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	if !dialNoeq(t, addr, "").closed() {
 		t.Fatal("a binary connection was accepted for a sequence without a worker ID")
