@@ -70,6 +70,7 @@ func (ns *fakeNS) lose(id int) {
 	ns.loseLocked(id)
 }
 
+// loseLocked ends the lease of id; ns.mu is held.
 func (ns *fakeNS) loseLocked(id int) {
 	if l := ns.held[id]; l != nil {
 		delete(ns.held, id)
