@@ -192,12 +192,16 @@ const standbyRetry = 250 * time.Millisecond
 // once and claims again. It returns when stop is closed, leaving the last
 // term published for the clean stop.
 func (s *sequence) run(stop <-chan struct{}, t *term) {
+	// attached changes with s.attached, before any request is answered:
+	// an admin reading the sequence after a detach sees it detached.
 	attached := true
 	s.attached.Store(true)
-	defer func() { s.attached.Store(attached) }()
+	attach := func(on bool) {
+		attached = on
+		s.attached.Store(on)
+	}
 	backoff := time.Duration(0)
 	for {
-		s.attached.Store(attached)
 		if t == nil && attached {
 			var err error
 			ctx, cancel := contextUntil(stop)
@@ -208,7 +212,7 @@ func (s *sequence) run(stop <-chan struct{}, t *term) {
 				s.setWhy(err.Error())
 				if s.gone != nil && s.gone() {
 					s.setWhy("destroyed cluster-wide")
-					attached = false
+					attach(false)
 					continue
 				}
 				if errors.Is(err, workerid.ErrExhausted) {
@@ -225,13 +229,16 @@ func (s *sequence) run(stop <-chan struct{}, t *term) {
 				case <-stop:
 					return
 				case req := <-s.attach:
-					attached = req.on
+					attach(req.on)
 					req.done <- nil
 				case <-time.After(backoff):
 				}
 				continue
 			}
 			backoff = 0
+			// The new term's first reservation is durable: a write that
+			// failed in the last term (its lease was lost) says nothing of it.
+			s.failing.Store(false)
 			s.term.Store(t)
 		}
 		if t == nil {
@@ -239,7 +246,7 @@ func (s *sequence) run(stop <-chan struct{}, t *term) {
 			case <-stop:
 				return
 			case req := <-s.attach:
-				attached = req.on
+				attach(req.on)
 				req.done <- nil
 			}
 			continue
@@ -254,13 +261,14 @@ func (s *sequence) run(stop <-chan struct{}, t *term) {
 			if s.gone != nil && s.gone() {
 				s.setWhy("destroyed cluster-wide")
 				s.log.Warn("the sequence was destroyed cluster-wide; no longer serving it")
-				attached = false
+				attach(false)
 			}
 		case req != nil:
 			var err error
 			if !req.on {
 				err = s.release(t, "detached")
-				t, attached = nil, false
+				t = nil
+				attach(false)
 			}
 			req.done <- err
 		default: // stop
