@@ -213,9 +213,39 @@ func (p *Proc) Stop() error {
 	return nil
 }
 
-// Pause stops the process with SIGSTOP; Resume continues it.
-func (p *Proc) Pause()  { p.cmd.Process.Signal(syscall.SIGSTOP) }
+// Pause stops the process with SIGSTOP and returns once the kernel shows
+// it stopped (a signal is delivered asynchronously: a request right after
+// kill(2) could still be answered). Resume continues it.
+func (p *Proc) Pause() {
+	p.cmd.Process.Signal(syscall.SIGSTOP)
+	WaitFor(2*time.Second, func() bool {
+		stopped, known := procStopped(p.cmd.Process.Pid)
+		return stopped || !known
+	})
+}
+
 func (p *Proc) Resume() { p.cmd.Process.Signal(syscall.SIGCONT) }
+
+// procStopped reads the state field of /proc/<pid>/stat; known is false
+// where there is no /proc, and Pause then returns right after the signal.
+func procStopped(pid int) (stopped, known bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false, false
+	}
+	// "pid (comm) state ...": comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false, false
+	}
+	switch b[i+2] {
+	case 'T', 't':
+		return true, true
+	case 'Z', 'X': // exited: nothing left to wait for
+		return false, false
+	}
+	return false, true
+}
 
 // Get performs GET path and returns the status and body.
 func (p *Proc) Get(path string) (int, string, error) {
