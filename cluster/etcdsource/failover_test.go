@@ -9,6 +9,7 @@ import (
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
+	"github.com/floeid/floe/workerid/workeridtest"
 )
 
 // etcd fails under held leases, on one three-member cluster: its leader
@@ -84,7 +85,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 				case <-time.After(ttl + slop):
 					t.Fatalf("the holder still holds the worker ID %v after another Source claimed it", ttl+slop)
 				}
-				wantLost(t, a)
+				workeridtest.WantLost(t, a, opTimeout)
 			default:
 				// ErrExhausted: the holder's etcd lease stands. The holder
 				// gives the worker ID back, or, lost, lets it expire.
@@ -93,7 +94,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 						t.Fatalf("Release: %v", err)
 					}
 				}
-				b, _ = claimWithin(t, srcB, ttl+time.Second)
+				b, _ = workeridtest.ClaimWithin(t, srcB, ttl+time.Second, opTimeout)
 				if err := a.Reserve(ctxFor(t, 10*time.Second), 1<<63); err == nil {
 					t.Fatal("the first holder reserved after the next one claimed")
 				}
@@ -155,14 +156,14 @@ func TestLease_EtcdFailures(t *testing.T) {
 		if got := busy.Reserved(); got != r {
 			t.Errorf("Reserved() = %d after a failed Reserve, want %d", got, r)
 		}
-		wantLost(t, busy)
+		workeridtest.WantLost(t, busy, opTimeout)
 
 		stopped := waitFor(t, idleDone, ttl+5*time.Second, "the idle holder's Done")
 		t.Logf("the idle holder stopped %v after the quorum was lost: %v", stopped.Sub(lostAt).Round(time.Millisecond), idle.Err())
 		if d := stopped.Sub(lostAt); d > ttl+slop {
 			t.Errorf("the idle holder stopped %v after the quorum was lost, want within %v", d, ttl+slop)
 		}
-		wantLost(t, idle)
+		workeridtest.WantLost(t, idle, opTimeout)
 		if l, err := srcC.Claim(ctxFor(t, 10*time.Second)); err == nil {
 			t.Fatalf("claimed worker ID %d without a quorum", l.ID())
 		}
@@ -180,7 +181,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 		bound := map[int]uint64{idle.ID(): idle.Reserved(), busy.ID(): busy.Reserved()}
 		claimed := make(map[int]bool)
 		for range cfg("").IDs {
-			l, _ := claimWithin(t, srcC, ttl+3*time.Second)
+			l, _ := workeridtest.ClaimWithin(t, srcC, ttl+3*time.Second, opTimeout)
 			if claimed[l.ID()] {
 				t.Fatalf("claimed worker ID %d twice", l.ID())
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/floeid/floe/internal/faultproxy"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
+	"github.com/floeid/floe/workerid/workeridtest"
 )
 
 // Network faults between a holder and etcd: its client talks to each
@@ -107,7 +108,7 @@ func TestLease_Faults(t *testing.T) {
 			if took < tt.after || took > tt.within {
 				t.Errorf("the holder stopped %v after the fault started, want within [%v, %v]", took, tt.after, tt.within)
 			}
-			wantLost(t, a)
+			workeridtest.WantLost(t, a, opTimeout)
 
 			// Never over-trusted: etcd frees the worker ID (by the expiry of
 			// the etcd lease, or the revocation the holder sends when it
@@ -120,7 +121,7 @@ func TestLease_Faults(t *testing.T) {
 				t.Errorf("etcd freed the worker ID %v before the holder stopped", stopped.Sub(free))
 			}
 
-			b, _ := claimWithin(t, srcB, ttl+time.Second)
+			b, _ := workeridtest.ClaimWithin(t, srcB, ttl+time.Second, opTimeout)
 			want := r
 			if tt.landed {
 				// The reservation reached etcd; its reply did not.

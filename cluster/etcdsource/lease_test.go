@@ -9,6 +9,7 @@ import (
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
+	"github.com/floeid/floe/workerid/workeridtest"
 )
 
 // A holder that goes without a Release, as a killed process does (its
@@ -41,7 +42,7 @@ func TestLease_HolderGone(t *testing.T) {
 			if _, err := srcB.Claim(ctxFor(t, 10*time.Second)); !errors.Is(err, workerid.ErrExhausted) {
 				t.Fatalf("claim right after the holder went: %v, want ErrExhausted until its TTL runs out", err)
 			}
-			b, _ := claimWithin(t, srcB, ttl+time.Second)
+			b, _ := workeridtest.ClaimWithin(t, srcB, ttl+time.Second, opTimeout)
 			took := time.Since(gone)
 			t.Logf("worker ID %d claimed again %v after its holder went (TTL %v)", b.ID(), took.Round(time.Millisecond), ttl)
 			if took > ttl+time.Second {
@@ -58,7 +59,7 @@ func TestLease_HolderGone(t *testing.T) {
 			case <-time.After(ttl):
 				t.Fatalf("the gone holder's Done not closed within its TTL %v", ttl)
 			}
-			wantLost(t, a)
+			workeridtest.WantLost(t, a, opTimeout)
 			mustReserve(t, b, b.Floor()+1)
 			if err := b.Release(ctxFor(t, 10*time.Second), 0); err != nil {
 				t.Fatal(err)

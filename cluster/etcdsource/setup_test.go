@@ -2,7 +2,6 @@ package etcdsource_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -72,6 +71,9 @@ func freshPrefix() string { return fmt.Sprintf("/floe-test/%d/", prefixes.Add(1)
 func ownerKey(prefix string, id int) string    { return fmt.Sprintf("%sworkers/%d", prefix, id) }
 func reservedKey(prefix string, id int) string { return fmt.Sprintf("%sreserved/%d", prefix, id) }
 
+// opTimeout bounds one Source operation in these tests.
+const opTimeout = 10 * time.Second
+
 func ctxFor(tb testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	tb.Cleanup(cancel)
@@ -94,49 +96,6 @@ func mustReserve(t *testing.T, l workerid.Lease, tick uint64) {
 	}
 	if got := l.Reserved(); got < tick {
 		t.Fatalf("Reserved() after Reserve(%d) = %d", tick, got)
-	}
-}
-
-// claimWithin claims from src, again every 20 ms while every worker ID is
-// held, for up to d. It returns the lease and how long it took.
-func claimWithin(t *testing.T, src workerid.Source, d time.Duration) (workerid.Lease, time.Duration) {
-	t.Helper()
-	start := time.Now()
-	for {
-		l, err := src.Claim(ctxFor(t, 10*time.Second))
-		if err == nil {
-			return l, time.Since(start)
-		}
-		if !errors.Is(err, workerid.ErrExhausted) {
-			t.Fatalf("Claim: %v", err)
-		}
-		if time.Since(start) > d {
-			t.Fatalf("no worker ID free within %v: %v", d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// wantLost checks that l was lost: a Reserve above everything is refused
-// with a *LeaseLostError and raises nothing, and Done and Err tell the
-// loss.
-func wantLost(t *testing.T, l workerid.Lease) {
-	t.Helper()
-	before := l.Reserved()
-	var lost *workerid.LeaseLostError
-	if err := l.Reserve(ctxFor(t, 10*time.Second), 1<<63); !errors.As(err, &lost) {
-		t.Fatalf("worker ID %d: Reserve on a lost lease: %v, want a *LeaseLostError", l.ID(), err)
-	}
-	if got := l.Reserved(); got != before {
-		t.Fatalf("worker ID %d: Reserved() moved from %d to %d on a lost lease", l.ID(), before, got)
-	}
-	select {
-	case <-l.Done():
-	default:
-		t.Fatalf("worker ID %d: Done not closed after a refused Reserve", l.ID())
-	}
-	if err := l.Err(); !errors.As(err, &lost) {
-		t.Fatalf("worker ID %d: Err() = %v, want a *LeaseLostError", l.ID(), err)
 	}
 }
 

@@ -68,7 +68,7 @@ func TestCatalog_SourceOfDestroyedSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range leases {
-		wantLost(t, l)
+		workeridtest.WantLost(t, l, opTimeout)
 	}
 	seqPrefix := prefix + "seq/orders/" + strconv.FormatInt(old.Gen, 10) + "/"
 	keys, err := admin.Keys(ctxFor(t, 5*time.Second), seqPrefix+"*").Result()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/floeid/floe/internal/redistest"
 	"github.com/floeid/floe/workerid"
+	"github.com/floeid/floe/workerid/workeridtest"
 	goredis "github.com/redis/go-redis/v9"
 )
 
@@ -91,7 +92,7 @@ func TestLease_NotOwner(t *testing.T) {
 			if err != nil || got != tt.wantKey {
 				t.Errorf("owner key after the loss = %q, %v; want %q", got, err, tt.wantKey)
 			}
-			wantLost(t, l)
+			workeridtest.WantLost(t, l, opTimeout)
 		})
 	}
 }
@@ -119,7 +120,7 @@ func TestLease_HolderKilled(t *testing.T) {
 	if _, err := srcB.Claim(ctxFor(t, 5*time.Second)); !errors.Is(err, workerid.ErrExhausted) {
 		t.Fatalf("claim right after the holder died: %v, want ErrExhausted until its TTL runs out", err)
 	}
-	b, _ := claimWithin(t, srcB, ttl+time.Second)
+	b, _ := workeridtest.ClaimWithin(t, srcB, ttl+time.Second, opTimeout)
 	took := time.Since(killed)
 	t.Logf("worker ID %d claimed again %v after its holder was killed (TTL %v)", b.ID(), took.Round(time.Millisecond), ttl)
 	if took < ttl/2 {
@@ -143,7 +144,7 @@ func TestLease_HolderKilled(t *testing.T) {
 	if err := a.Err(); !errors.Is(err, ErrExpired) {
 		t.Errorf("killed holder's Err() = %v, want ErrExpired", err)
 	}
-	wantLost(t, a)
+	workeridtest.WantLost(t, a, opTimeout)
 	mustReserve(t, b, b.Floor()+1)
 }
 
@@ -244,12 +245,12 @@ func TestLease_ServerPaused(t *testing.T) {
 			time.Sleep(time.Until(paused.Add(hold)))
 			srv.Resume()
 
-			b, took := claimWithin(t, srcB, 2*time.Second)
+			b, took := workeridtest.ClaimWithin(t, srcB, 2*time.Second, opTimeout)
 			claimed := time.Now()
 			t.Logf("next holder claimed %v after Redis resumed; floor %d, old holder reserved %d in %d calls",
 				took.Round(time.Millisecond), b.Floor(), a.Reserved(), len(log.starts))
 			g.claimed(t, b)
-			wantLost(t, a)
+			workeridtest.WantLost(t, a, opTimeout)
 			log.mu.Lock()
 			if tt.reserving && !errors.As(log.err, &lost) {
 				t.Errorf("the reserving holder's last Reserve: %v, want a *LeaseLostError", log.err)
@@ -319,7 +320,7 @@ func TestLease_ServerRestarted(t *testing.T) {
 			cfg.Unsafe = false
 			checkRefused("after the restart")
 			cfg.Owner, cfg.Unsafe = "b", !tt.wantKept
-			b, took := claimWithin(t, newSource(t, srv.Addr, cfg), ttl+time.Second)
+			b, took := workeridtest.ClaimWithin(t, newSource(t, srv.Addr, cfg), ttl+time.Second, opTimeout)
 			t.Logf("claimed after the restart in %v: floor %d, fence %d; the dead holder reserved %d with fence %d",
 				took.Round(time.Millisecond), b.Floor(), b.Fence(), r, a.Fence())
 			if tt.wantKept {
@@ -332,7 +333,7 @@ func TestLease_ServerRestarted(t *testing.T) {
 			} else if got := b.Floor(); got >= r {
 				t.Errorf("Floor() after a restart without persistence = %d; want it below the lost reservation %d, the duplicate risk Check refuses", got, r)
 			}
-			wantLost(t, a)
+			workeridtest.WantLost(t, a, opTimeout)
 		})
 	}
 }
@@ -441,24 +442,7 @@ func BenchmarkReserve(b *testing.B) {
 	for _, tt := range tests {
 		b.Run(tt.name, func(b *testing.B) {
 			srv := redistest.Start(b, tt.args...)
-			src := newSource(b, srv.Addr, Config{Prefix: freshPrefix(), IDs: 1, TTL: 10 * time.Second, Owner: "bench", Unsafe: true})
-			ctx := context.Background()
-			l, err := src.Claim(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			tick := l.Floor()
-			b.ReportAllocs()
-			for b.Loop() {
-				tick++
-				if err := l.Reserve(ctx, tick); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			if err := l.Release(ctx, 0); err != nil {
-				b.Fatal(err)
-			}
+			workeridtest.BenchReserve(b, newSource(b, srv.Addr, Config{Prefix: freshPrefix(), IDs: 1, TTL: 10 * time.Second, Owner: "bench", Unsafe: true}))
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/floeid/floe/internal/redistest"
 	"github.com/floeid/floe/workerid"
+	"github.com/floeid/floe/workerid/workeridtest"
 	goredis "github.com/redis/go-redis/v9"
 )
 
@@ -180,7 +181,7 @@ func TestScripts_BadReservation(t *testing.T) {
 			if err := a.Reserve(ctxFor(t, 5*time.Second), 20); !errors.Is(err, ErrBadReservation) {
 				t.Errorf("Reserve over reservation %q: %v, want ErrBadReservation", tt.value, err)
 			}
-			wantLost(t, a)
+			workeridtest.WantLost(t, a, opTimeout)
 			if err := b.Release(ctxFor(t, 5*time.Second), 5); !errors.Is(err, ErrBadReservation) {
 				t.Errorf("Release(5) over reservation %q: %v, want ErrBadReservation", tt.value, err)
 			}

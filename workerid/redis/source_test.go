@@ -46,6 +46,9 @@ var prefixes atomic.Int64
 // freshPrefix returns a key prefix no other test uses.
 func freshPrefix() string { return fmt.Sprintf("test/%d/", prefixes.Add(1)) }
 
+// opTimeout bounds one Source operation in these tests.
+const opTimeout = 5 * time.Second
+
 func ctxFor(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
@@ -68,48 +71,6 @@ func mustReserve(t *testing.T, l workerid.Lease, tick uint64) {
 	}
 	if got := l.Reserved(); got < tick {
 		t.Fatalf("Reserved() after Reserve(%d) = %d", tick, got)
-	}
-}
-
-// claimWithin claims from src, again every 20 ms while every worker ID is
-// held, for up to d. It returns the lease and how long it took.
-func claimWithin(t *testing.T, src *Source, d time.Duration) (workerid.Lease, time.Duration) {
-	t.Helper()
-	start := time.Now()
-	for {
-		l, err := src.Claim(ctxFor(t, 5*time.Second))
-		if err == nil {
-			return l, time.Since(start)
-		}
-		if !errors.Is(err, workerid.ErrExhausted) {
-			t.Fatalf("Claim: %v", err)
-		}
-		if time.Since(start) > d {
-			t.Fatalf("no worker ID free within %v: %v", d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// wantLost checks that l was lost: a Reserve above everything is refused
-// with a *LeaseLostError, raises nothing, and Done and Err tell the loss.
-func wantLost(t *testing.T, l workerid.Lease) {
-	t.Helper()
-	before := l.Reserved()
-	var lost *workerid.LeaseLostError
-	if err := l.Reserve(ctxFor(t, 5*time.Second), 1<<63); !errors.As(err, &lost) {
-		t.Fatalf("worker ID %d: Reserve on a lost lease: %v, want a *LeaseLostError", l.ID(), err)
-	}
-	if got := l.Reserved(); got != before {
-		t.Fatalf("worker ID %d: Reserved() moved from %d to %d on a lost lease", l.ID(), before, got)
-	}
-	select {
-	case <-l.Done():
-	default:
-		t.Fatalf("worker ID %d: Done not closed after a refused Reserve", l.ID())
-	}
-	if err := l.Err(); !errors.As(err, &lost) {
-		t.Fatalf("worker ID %d: Err() = %v, want a *LeaseLostError", l.ID(), err)
 	}
 }
 
@@ -382,7 +343,7 @@ func TestSource_ClaimContention(t *testing.T) {
 		// The holders lost in the round before cannot reserve over the
 		// new holders of their IDs.
 		for _, l := range lost {
-			wantLost(t, l)
+			workeridtest.WantLost(t, l, opTimeout)
 		}
 		lost = lost[:0]
 		for i, l := range leases {
@@ -441,18 +402,7 @@ func BenchmarkClaim(b *testing.B) {
 	srv := redistest.Start(b, safeArgs...)
 	for _, ids := range []int{1, 1024, MaxIDs} {
 		b.Run(fmt.Sprintf("ids=%d", ids), func(b *testing.B) {
-			src := newSource(b, srv.Addr, Config{Prefix: freshPrefix(), IDs: ids, TTL: 10 * time.Second, Owner: "bench"})
-			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				l, err := src.Claim(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := l.Release(ctx, 0); err != nil {
-					b.Fatal(err)
-				}
-			}
+			workeridtest.BenchClaim(b, newSource(b, srv.Addr, Config{Prefix: freshPrefix(), IDs: ids, TTL: 10 * time.Second, Owner: "bench"}))
 		})
 	}
 }
