@@ -3,127 +3,19 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/floeid/floe/floetest"
-	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/workeridtest"
 )
 
-// memCatalog is a cluster's catalog in memory; each sequence generation
-// has its own fakeNS of worker IDs, whose leases Destroy ends.
-type memCatalog struct {
-	mu   sync.Mutex
-	seqs map[string]workerid.Sequence
-	ns   map[int64]*fakeNS
-	gen  int64
-}
-
-func newMemCatalog() *memCatalog {
-	return &memCatalog{seqs: make(map[string]workerid.Sequence), ns: make(map[int64]*fakeNS)}
-}
-
-func (c *memCatalog) Create(ctx context.Context, name, spec string) (workerid.Sequence, error) {
-	if !workerid.ValidName(name) {
-		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrName, name)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if seq, ok := c.seqs[name]; ok {
-		if seq.Spec != spec {
-			return workerid.Sequence{}, fmt.Errorf("%w: %s", workerid.ErrConflict, name)
-		}
-		return seq, nil
-	}
-	c.gen++
-	seq := workerid.Sequence{Name: name, Spec: spec, Gen: c.gen}
-	c.seqs[name] = seq
-	return seq, nil
-}
-
-func (c *memCatalog) Get(ctx context.Context, name string) (workerid.Sequence, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	seq, ok := c.seqs[name]
-	if !ok {
-		return workerid.Sequence{}, fmt.Errorf("%w: %s", workerid.ErrNotFound, name)
-	}
-	return seq, nil
-}
-
-func (c *memCatalog) List(ctx context.Context) ([]workerid.Sequence, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var list []workerid.Sequence
-	for _, seq := range c.seqs {
-		list = append(list, seq)
-	}
-	slices.SortFunc(list, func(a, b workerid.Sequence) int { return strings.Compare(a.Name, b.Name) })
-	return list, nil
-}
-
-func (c *memCatalog) Destroy(ctx context.Context, name string) error {
-	c.mu.Lock()
-	seq, ok := c.seqs[name]
-	delete(c.seqs, name)
-	ns := c.ns[seq.Gen]
-	c.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("%w: %s", workerid.ErrNotFound, name)
-	}
-	if ns != nil {
-		ns.destroy()
-	}
-	return nil
-}
-
-// source returns the worker IDs of seq's generation.
-func (c *memCatalog) source(seq workerid.Sequence) (workerid.Source, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cur, ok := c.seqs[seq.Name]; !ok || cur.Gen != seq.Gen {
-		return nil, fmt.Errorf("%w: %s generation %d", workerid.ErrNotFound, seq.Name, seq.Gen)
-	}
-	ns := c.ns[seq.Gen]
-	if ns == nil {
-		ns = newFakeNS(4)
-		c.ns[seq.Gen] = ns
-	}
-	return ns, nil
-}
-
-// destroy ends every lease of the namespace; later claims fail.
-func (ns *fakeNS) destroy() {
-	ns.mu.Lock()
-	ids := make([]int, 0, len(ns.held))
-	for id := range ns.held {
-		ids = append(ids, id)
-	}
-	ns.n = 0
-	ns.mu.Unlock()
-	for _, id := range ids {
-		ns.lose(id)
-	}
-}
-
-func TestMemCatalog(t *testing.T) {
-	// The test double behaves as the real catalogs do.
-	workeridtest.RunCatalog(t, func(t *testing.T) func() workerid.Catalog {
-		c := newMemCatalog()
-		return func() workerid.Catalog { return c }
-	}, nil)
-}
-
-// adminServer is a cluster node over a memCatalog whose default sequence
+// adminServer is a cluster node over a MemCatalog whose default sequence
 // is defined in it, with its HTTP handler.
-func adminServer(t *testing.T, cat *memCatalog, token string) (*Server, http.Handler) {
+func adminServer(t *testing.T, cat *workeridtest.MemCatalog, token string) (*Server, http.Handler) {
 	t.Helper()
 	sc := SequenceConfig{Name: "default"}
 	spec, err := Spec(sc)
@@ -135,14 +27,14 @@ func adminServer(t *testing.T, cat *memCatalog, token string) (*Server, http.Han
 		t.Fatal(err)
 	}
 	sc.Gen = def.Gen
-	if sc.Source, err = cat.source(def); err != nil {
+	if sc.Source, err = cat.Source(def); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := newTestServer(t, Config{
 		Clock:      floetest.NewClock(start),
 		Sequences:  []SequenceConfig{sc},
 		Catalog:    cat,
-		Sources:    cat.source,
+		Sources:    cat.Source,
 		AdminToken: token,
 	})
 	return s, s.Handler()
@@ -163,8 +55,8 @@ func call(h http.Handler, method, path, body, remote, token string) (int, string
 const loopback = "127.0.0.1:5555"
 
 func TestServer_AdminAuth(t *testing.T) {
-	_, open := adminServer(t, newMemCatalog(), "")
-	_, guarded := adminServer(t, newMemCatalog(), "s3cret")
+	_, open := adminServer(t, workeridtest.NewMemCatalog(4), "")
+	_, guarded := adminServer(t, workeridtest.NewMemCatalog(4), "s3cret")
 	tests := []struct {
 		name    string
 		h       http.Handler
@@ -216,7 +108,7 @@ func TestServer_AdminWithoutCluster(t *testing.T) {
 }
 
 func TestServer_AdminCreate(t *testing.T) {
-	_, h := adminServer(t, newMemCatalog(), "")
+	_, h := adminServer(t, workeridtest.NewMemCatalog(4), "")
 	tests := []struct {
 		name     string
 		body     string
@@ -281,7 +173,7 @@ func waitList(t *testing.T, h http.Handler, name string, cond func(adminSequence
 }
 
 func TestServer_AdminAttachDetachDestroy(t *testing.T) {
-	cat := newMemCatalog()
+	cat := workeridtest.NewMemCatalog(4)
 	a, ha := adminServer(t, cat, "")
 	_, hb := adminServer(t, cat, "")
 	if code, body := call(ha, http.MethodPost, "/v1/admin/sequences", `{"name":"tenant1","format":"id96"}`, loopback, ""); code != http.StatusCreated {

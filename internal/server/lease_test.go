@@ -4,145 +4,14 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/id64"
-	"github.com/floeid/floe/workerid"
+	"github.com/floeid/floe/workerid/workeridtest"
 )
-
-// fakeNS is a worker-ID namespace in memory whose leases a test can end,
-// as an expiry or a takeover would.
-type fakeNS struct {
-	mu       sync.Mutex
-	n        int
-	held     map[int]*fakeLease
-	reserved map[int]uint64
-	last     map[int]uint64
-	fence    int64
-	released []uint64 // the last ticks of the releases, in order
-	refuse   error    // when set, Reserve fails with it (a coordinator out of reach)
-}
-
-func newFakeNS(n int) *fakeNS {
-	return &fakeNS{n: n, held: make(map[int]*fakeLease), reserved: make(map[int]uint64), last: make(map[int]uint64)}
-}
-
-func (ns *fakeNS) Claim(ctx context.Context) (workerid.Lease, error) {
-	ns.mu.Lock()
-	defer ns.mu.Unlock()
-	for id := range ns.n {
-		if ns.held[id] == nil {
-			return ns.claimLocked(id), nil
-		}
-	}
-	return nil, workerid.ErrExhausted
-}
-
-// claimLocked hands out a lease of the free worker ID id; ns.mu is held.
-func (ns *fakeNS) claimLocked(id int) *fakeLease {
-	ns.fence++
-	l := &fakeLease{ns: ns, id: id, fence: ns.fence, floor: ns.reserved[id], reserved: ns.reserved[id], done: make(chan struct{})}
-	if last := ns.last[id]; last != 0 {
-		l.floor = last
-		delete(ns.last, id)
-	}
-	ns.held[id] = l
-	return l
-}
-
-// steal ends the lease of id and hands id to another holder at once, as a
-// takeover does, before the loser can claim it again.
-func (ns *fakeNS) steal(id int) workerid.Lease {
-	ns.mu.Lock()
-	defer ns.mu.Unlock()
-	ns.loseLocked(id)
-	return ns.claimLocked(id)
-}
-
-// lose ends the lease of id.
-func (ns *fakeNS) lose(id int) {
-	ns.mu.Lock()
-	defer ns.mu.Unlock()
-	ns.loseLocked(id)
-}
-
-// loseLocked ends the lease of id; ns.mu is held.
-func (ns *fakeNS) loseLocked(id int) {
-	if l := ns.held[id]; l != nil {
-		delete(ns.held, id)
-		l.err = &workerid.LeaseLostError{ID: id, Fence: l.fence}
-		close(l.done)
-	}
-}
-
-func (ns *fakeNS) holder(id int) *fakeLease {
-	ns.mu.Lock()
-	defer ns.mu.Unlock()
-	return ns.held[id]
-}
-
-type fakeLease struct {
-	ns       *fakeNS
-	id       int
-	fence    int64
-	floor    uint64
-	done     chan struct{}
-	reserved uint64 // guarded by ns.mu
-	err      error  // guarded by ns.mu
-}
-
-func (l *fakeLease) ID() int               { return l.id }
-func (l *fakeLease) Fence() int64          { return l.fence }
-func (l *fakeLease) Floor() uint64         { return l.floor }
-func (l *fakeLease) Done() <-chan struct{} { return l.done }
-
-func (l *fakeLease) Reserved() uint64 {
-	l.ns.mu.Lock()
-	defer l.ns.mu.Unlock()
-	return l.reserved
-}
-
-func (l *fakeLease) Err() error {
-	l.ns.mu.Lock()
-	defer l.ns.mu.Unlock()
-	return l.err
-}
-
-func (l *fakeLease) Reserve(ctx context.Context, tick uint64) error {
-	l.ns.mu.Lock()
-	defer l.ns.mu.Unlock()
-	if l.err != nil {
-		return l.err
-	}
-	if l.ns.refuse != nil {
-		return l.ns.refuse
-	}
-	if tick > l.reserved {
-		l.reserved = tick
-		l.ns.reserved[l.id] = tick
-	}
-	return nil
-}
-
-func (l *fakeLease) Release(ctx context.Context, last uint64) error {
-	l.ns.mu.Lock()
-	defer l.ns.mu.Unlock()
-	if l.err != nil {
-		return l.err
-	}
-	if last != 0 {
-		l.ns.last[l.id] = min(last, l.reserved)
-	}
-	l.ns.released = append(l.ns.released, last)
-	delete(l.ns.held, l.id)
-	l.err = workerid.ErrReleased
-	close(l.done)
-	return nil
-}
 
 // waitReady polls the server until Ready answers as want says, for at most
 // 10 s of real time (the supervisor claims in the background).
@@ -163,7 +32,7 @@ func waitReady(t *testing.T, s *Server, want bool) {
 
 func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
 	clock := floetest.NewClock(start)
-	ns := newFakeNS(1)
+	ns := workeridtest.NewMemSource(1)
 	s, addr := newTestServer(t, Config{Clock: clock, Window: time.Second, Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
 	c := dialNoeq(t, addr, "")
 	checker := floetest.NewChecker[uint64](0)
@@ -175,16 +44,16 @@ func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
 		checker.Add(ids...)
 		clock.Step(20 * time.Millisecond)
 	}
-	r := ns.holder(0).Reserved()
+	r := ns.Holder(0).Reserved()
 
-	ns.lose(0)
+	ns.Lose(0)
 	if !c.closed() {
 		t.Fatal("a binary connection stayed open after the lease was lost")
 	}
 	// The supervisor claims the ID again; its floor is R, ahead of the
 	// clock, so under policy wait it is not ready until the clock passes.
 	deadline := time.Now().Add(10 * time.Second)
-	for ns.holder(0) == nil || s.seqs()[0].term.Load() == nil {
+	for ns.Holder(0) == nil || s.seqs()[0].term.Load() == nil {
 		if time.Now().After(deadline) {
 			t.Fatal("no new claim after the loss")
 		}
@@ -219,16 +88,14 @@ func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
 // claims again at once, not after MaxWait.
 func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 	clock := floetest.NewClock(start)
-	ns := newFakeNS(1)
+	ns := workeridtest.NewMemSource(1)
 	s, addr := newTestServer(t, Config{Clock: clock, Window: time.Second, MaxWait: time.Minute,
 		Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
 	c := dialNoeq(t, addr, "")
 	if _, err := c.get(10); err != nil {
 		t.Fatal(err)
 	}
-	ns.mu.Lock()
-	ns.refuse = errors.New("coordinator out of reach")
-	ns.mu.Unlock()
+	ns.Refuse(errors.New("coordinator out of reach"))
 	clock.Step(10 * time.Second) // past the ceiling, which cannot rise
 	got := make(chan error, 1)
 	go func() {
@@ -243,11 +110,9 @@ func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	ns.mu.Lock()
-	ns.refuse = nil
-	ns.mu.Unlock()
+	ns.Refuse(nil)
 	lost := time.Now()
-	ns.lose(0)
+	ns.Lose(0)
 	select {
 	case err := <-got:
 		if err == nil {
@@ -256,7 +121,7 @@ func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the connection waiting at the ceiling stayed open 5 s after the lease was lost")
 	}
-	for ns.holder(0) == nil {
+	for ns.Holder(0) == nil {
 		if time.Since(lost) > 5*time.Second {
 			t.Fatal("no new claim within 5 s of the loss")
 		}
@@ -272,13 +137,13 @@ func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 // lock, which the stop must not hold while it waits for the supervisors.
 func TestServer_LeaseLostDuringShutdown(t *testing.T) {
 	for i := range 50 {
-		ns := newFakeNS(1)
+		ns := workeridtest.NewMemSource(1)
 		s, err := New(Config{Clock: floetest.NewClock(start), Logger: quietLogger(), Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		closed := make(chan struct{})
-		go ns.lose(0)
+		go ns.Lose(0)
 		go func() {
 			s.Close()
 			close(closed)
@@ -293,10 +158,10 @@ func TestServer_LeaseLostDuringShutdown(t *testing.T) {
 
 func TestServer_RequestsRefusedWithoutLease(t *testing.T) {
 	clock := floetest.NewClock(start)
-	ns := newFakeNS(1)
+	ns := workeridtest.NewMemSource(1)
 	s, addr := newTestServer(t, Config{Clock: clock, Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
 	// Someone else holds the ID before the server can claim it again.
-	stolen := ns.steal(0)
+	stolen := ns.Steal(0)
 	// Not ready at once for the lost lease, then, once its claim found
 	// every ID held, for that.
 	deadline := time.Now().Add(10 * time.Second)
@@ -319,7 +184,7 @@ func TestServer_RequestsRefusedWithoutLease(t *testing.T) {
 }
 
 func TestServer_StartsStandbyWhenEveryIDIsHeld(t *testing.T) {
-	ns := newFakeNS(2)
+	ns := workeridtest.NewMemSource(2)
 	a, _ := ns.Claim(context.Background())
 	b, _ := ns.Claim(context.Background())
 	clock := floetest.NewClock(start)
@@ -337,7 +202,7 @@ func TestServer_StartsStandbyWhenEveryIDIsHeld(t *testing.T) {
 
 func TestServer_DetachAttach(t *testing.T) {
 	clock := floetest.NewClock(start)
-	ns := newFakeNS(1)
+	ns := workeridtest.NewMemSource(1)
 	s, addr := newTestServer(t, Config{Clock: clock, Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
 	c := dialNoeq(t, addr, "")
 	checker := floetest.NewChecker[uint64](0)
@@ -355,10 +220,10 @@ func TestServer_DetachAttach(t *testing.T) {
 	if !c.closed() {
 		t.Fatal("a binary connection stayed open after Detach")
 	}
-	if ns.holder(0) != nil {
+	if ns.Holder(0) != nil {
 		t.Fatal("the worker ID is still held after Detach")
 	}
-	if got := ns.released; len(got) != 1 || got[0] != lastTick {
+	if got := ns.Released(); len(got) != 1 || got[0] != lastTick {
 		t.Fatalf("releases recorded last ticks %v, want [%d]", got, lastTick)
 	}
 	if err := s.Ready(); err == nil {
@@ -386,7 +251,7 @@ func TestServer_DetachAttach(t *testing.T) {
 
 func TestServer_ShutdownReleasesWithLastTick(t *testing.T) {
 	clock := floetest.NewClock(start)
-	ns := newFakeNS(1)
+	ns := workeridtest.NewMemSource(1)
 	s, err := New(Config{Clock: clock, Logger: quietLogger(), Sequences: []SequenceConfig{{Name: "default", Source: ns}}})
 	if err != nil {
 		t.Fatal(err)
@@ -399,7 +264,7 @@ func TestServer_ShutdownReleasesWithLastTick(t *testing.T) {
 	if err := s.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := ns.released, []uint64{id64.Twitter.Parts(ids[4]).Tick}; len(got) != 1 || got[0] != want[0] {
+	if got, want := ns.Released(), []uint64{id64.Twitter.Parts(ids[4]).Tick}; len(got) != 1 || got[0] != want[0] {
 		t.Fatalf("shutdown released with last ticks %v, want %v", got, want)
 	}
 	// The next holder starts right above the last tick.
