@@ -10,7 +10,7 @@ import (
 )
 
 // adminCommands is one command line of each admin subcommand, after
-// "-addr ADDR", that succeeds on a startFakeAdmin.
+// "-addr ADDR", that succeeds on a startAdminNode.
 var adminCommands = [][]string{
 	{"seq", "list"},
 	{"seq", "create", "tenant1"},
@@ -64,7 +64,7 @@ func TestAdmin_Token(t *testing.T) {
 	for _, tc := range tests {
 		for _, cmd := range adminCommands {
 			t.Run(tc.name+"/"+strings.Join(cmd[:2], " "), func(t *testing.T) {
-				f := startFakeAdmin(t, tc.token)
+				f := startAdminNode(t, tc.token)
 				args := adminArgs(cmd, append([]string{"-addr", "ADDR"}, tc.flags...)...)
 				code, out, errOut := runAdmin(t, f.url, map[string]string{"FLOE_ADMIN_TOKEN": tc.env}, args...)
 				if code != tc.code || !strings.Contains(errOut, tc.wantErr) || tc.noHint && strings.Contains(errOut, hint) {
@@ -86,7 +86,7 @@ func TestAdmin_Token(t *testing.T) {
 }
 
 func TestAdmin_Addr(t *testing.T) {
-	f := startFakeAdmin(t, "")
+	f := startAdminNode(t, "")
 	hostPort := strings.TrimPrefix(f.url, "http://")
 	tests := []struct {
 		name    string

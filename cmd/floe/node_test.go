@@ -11,7 +11,7 @@ func TestNode(t *testing.T) {
 	const attached = "; it serves the sequence once it holds a worker ID (READY in floe seq list)\n"
 	tests := []struct {
 		name    string
-		args    []string // after "node"; ADDR is the fake's URL
+		args    []string // after "node"; ADDR is the node's URL
 		path    string   // of the POST request; none is sent when empty
 		code    int
 		want    string // stdout
@@ -27,17 +27,17 @@ func TestNode(t *testing.T) {
 		{
 			name: "attach a named sequence", args: []string{"attach", "-addr", "ADDR", "orders"},
 			path: "/v1/admin/sequences/orders/attach", want: "orders: attached to ADDR" + attached,
-			seq: "orders", wantSeq: adminSequence{Attached: true, WorkerID: 2, Ready: true},
+			seq: "orders", wantSeq: adminSequence{Attached: true, WorkerID: 0, Ready: true},
 		},
 		{
 			name: "flags after the name", args: []string{"attach", "orders", "-addr", "ADDR"},
 			path: "/v1/admin/sequences/orders/attach", want: "orders: attached to ADDR" + attached,
-			seq: "orders", wantSeq: adminSequence{Attached: true, WorkerID: 2, Ready: true},
+			seq: "orders", wantSeq: adminSequence{Attached: true, WorkerID: 0, Ready: true},
 		},
 		{
 			name: "attach again", args: []string{"attach", "-addr", "ADDR", "tenant1"},
 			path: "/v1/admin/sequences/tenant1/attach", want: "tenant1: attached to ADDR" + attached,
-			seq: "tenant1", wantSeq: adminSequence{Attached: true, WorkerID: 1, Ready: true},
+			seq: "tenant1", wantSeq: adminSequence{Attached: true, WorkerID: 0, Ready: true},
 		},
 		{
 			name: "attach an unknown sequence", args: []string{"attach", "-addr", "ADDR", "nope"},
@@ -67,7 +67,7 @@ func TestNode(t *testing.T) {
 		{
 			name: "a path for a name", args: []string{"detach", "-addr", "ADDR", "x/../tenant1"},
 			path: "/v1/admin/sequences/x%2F..%2Ftenant1/detach", code: 1, wantErr: "floe node: floe: unknown sequence: \"x/../tenant1\" (not_found)\n",
-			seq: "tenant1", wantSeq: adminSequence{Attached: true, WorkerID: 1, Ready: true},
+			seq: "tenant1", wantSeq: adminSequence{Attached: true, WorkerID: 0, Ready: true},
 		},
 		{name: "empty name", args: []string{"detach", "-addr", "ADDR", ""}, code: 2, wantErr: "floe node detach: a sequence name is required\n"},
 		{name: "dot", args: []string{"attach", "-addr", "ADDR", "."}, code: 1, wantErr: `floe node: sequence name ".": not addressable in floed's admin API`},
@@ -82,7 +82,7 @@ func TestNode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// The node serves default and tenant1; orders is only in the
 			// catalog.
-			f := startFakeAdmin(t, "")
+			f := startAdminNode(t, "")
 			f.define(t, "tenant1", "id80", "", true)
 			f.define(t, "orders", "id96", "", false)
 			code, out, errOut := runAdmin(t, f.url, nil, append([]string{"node"}, tc.args...)...)
@@ -90,9 +90,9 @@ func TestNode(t *testing.T) {
 			if code != tc.code || out != want || !strings.Contains(errOut, tc.wantErr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, stderr with %q", code, out, errOut, tc.code, want, tc.wantErr)
 			}
-			var wantReqs []fakeAdminRequest
+			var wantReqs []adminRequest
 			if tc.path != "" {
-				wantReqs = []fakeAdminRequest{{Method: http.MethodPost, Path: tc.path}}
+				wantReqs = []adminRequest{{Method: http.MethodPost, Path: tc.path}}
 			}
 			if got := f.requests(); !slices.Equal(got, wantReqs) {
 				t.Errorf("requests:\n got  %+v\n want %+v", got, wantReqs)
@@ -100,7 +100,12 @@ func TestNode(t *testing.T) {
 			if tc.seq == "" {
 				return
 			}
+			// An attached sequence serves once the node has claimed a
+			// worker ID, in the background.
 			got, _ := f.sequence(tc.seq)
+			if tc.wantSeq.Ready {
+				got = f.await(t, tc.seq, serving)
+			}
 			got.Name, got.Spec, got.Gen = "", "", 0
 			if got != tc.wantSeq {
 				t.Errorf("%s after the command: %+v, want %+v", tc.seq, got, tc.wantSeq)
@@ -112,17 +117,17 @@ func TestNode(t *testing.T) {
 // TestSeqNode_Lifecycle creates a sequence, attaches the node, detaches it
 // and destroys the sequence, listing it between steps.
 func TestSeqNode_Lifecycle(t *testing.T) {
-	f := startFakeAdmin(t, "s3cret")
+	f := startAdminNode(t, "s3cret")
 	env := map[string]string{"FLOE_ADMIN_ADDR": f.url, "FLOE_ADMIN_TOKEN": "s3cret"}
 	const tenant1 = `{"name":"tenant1","spec":"{\"format\":\"id80\"}","gen":2,`
 	steps := []struct {
 		args []string
-		want string // in stdout; ADDR is the fake's URL
+		want string // in stdout; ADDR is the node's URL
 	}{
 		{[]string{"seq", "create", "-format", "id80", "tenant1"}, "tenant1: created (gen 2): {\"format\":\"id80\"}\n"},
 		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":false,"worker_id":-1,"ready":false}`},
 		{[]string{"node", "attach", "tenant1"}, "tenant1: attached to ADDR; it serves the sequence once it holds a worker ID (READY in floe seq list)\n"},
-		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":true,"worker_id":1,"ready":true}`},
+		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":true,"worker_id":0,"ready":true}`},
 		{[]string{"node", "detach", "tenant1"}, "tenant1: detached from ADDR\n"},
 		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":false,"worker_id":-1,"ready":false,"reason":"floe: sequence not ready: tenant1: detached"}`},
 		{[]string{"seq", "destroy", "-yes", "tenant1"}, "tenant1: destroyed\n"},
@@ -133,6 +138,10 @@ func TestSeqNode_Lifecycle(t *testing.T) {
 		want := strings.ReplaceAll(step.want, "ADDR", f.url)
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("%s: exit %d, stdout:\n%s\nstderr %q; want 0, stdout with:\n%s", strings.Join(step.args, " "), code, out, errOut, want)
+		}
+		if step.args[1] == "attach" {
+			// The node claims a worker ID in the background.
+			f.await(t, "tenant1", serving)
 		}
 	}
 	if _, ok := f.sequence("tenant1"); ok {

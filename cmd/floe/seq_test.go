@@ -80,11 +80,11 @@ func TestSeqCreate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := startFakeAdmin(t, "")
+			f := startAdminNode(t, "")
 			code, out, errOut := runAdmin(t, f.url, nil, append([]string{"seq", "create", "-addr", "ADDR"}, tc.args...)...)
 			want := tc.want
 			if tc.format != "" {
-				spec, err := fakeSpec("", tc.format, tc.layout)
+				spec, err := specOf(tc.format, tc.layout)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -93,9 +93,9 @@ func TestSeqCreate(t *testing.T) {
 			if code != tc.code || out != want || !strings.Contains(errOut, tc.wantErr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, stderr with %q", code, out, errOut, tc.code, want, tc.wantErr)
 			}
-			var wantReqs []fakeAdminRequest
+			var wantReqs []adminRequest
 			if tc.wantBody != "" {
-				wantReqs = []fakeAdminRequest{{Method: http.MethodPost, Path: "/v1/admin/sequences", ContentType: "application/json", Body: tc.wantBody}}
+				wantReqs = []adminRequest{{Method: http.MethodPost, Path: "/v1/admin/sequences", ContentType: "application/json", Body: tc.wantBody}}
 			}
 			if got := f.requests(); !slices.Equal(got, wantReqs) {
 				t.Errorf("requests:\n got  %+v\n want %+v", got, wantReqs)
@@ -107,16 +107,15 @@ func TestSeqCreate(t *testing.T) {
 func TestSeqList(t *testing.T) {
 	// The node serves default and tenant1, waits for a worker ID for
 	// tenant2, was detached from old, and never attached orders.
-	cluster := func(f *fakeAdmin) {
+	cluster := func(f *adminNode, t testing.TB) {
 		f.define(t, "tenant1", "id80", "", true)
 		f.define(t, "orders", "id64", "snowcast-128", false)
-		f.define(t, "tenant2", "id96", "", true)
-		f.update("tenant2", func(s *fakeSeq) { s.workerID = -1 })
+		f.defineHeld(t, "tenant2", "id96")
 		f.define(t, "old", "id80", "", true)
-		f.update("old", func(s *fakeSeq) { s.attached, s.workerID = false, -1 })
+		f.detach(t, "old")
 	}
 	// The node serves default and tenant1, and never attached orders.
-	ready := func(f *fakeAdmin) {
+	ready := func(f *adminNode, t testing.TB) {
 		f.define(t, "tenant1", "id80", "", true)
 		f.define(t, "orders", "id64", "snowcast-128", false)
 	}
@@ -124,13 +123,13 @@ func TestSeqList(t *testing.T) {
 default  {"format":"id64","layout":{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,"datacenter_bits":5,"worker_bits":5,"sequence_bits":12,"unsigned":false}}  1    yes       0       yes
 old      {"format":"id80"}                                                                                                                                                      5    no        -       no
 orders   {"format":"id64","layout":{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,"datacenter_bits":0,"worker_bits":7,"sequence_bits":16,"unsigned":true}}   3    no        -       no
-tenant1  {"format":"id80"}                                                                                                                                                      2    yes       1       yes
+tenant1  {"format":"id80"}                                                                                                                                                      2    yes       0       yes
 tenant2  {"format":"id96"}                                                                                                                                                      4    yes       -       no
 `
 
 	tests := []struct {
 		name    string
-		setup   func(*fakeAdmin)
+		setup   func(*adminNode, testing.TB)
 		args    []string // after "seq list -addr ADDR"
 		code    int
 		want    string // stdout; API stands for the admin API's reply
@@ -140,8 +139,8 @@ tenant2  {"format":"id96"}                                                      
 		{name: "text", setup: cluster, want: table, request: true},
 		{name: "json", setup: ready, args: []string{"-o", "json"}, want: "API", request: true},
 		{name: "json with reasons", setup: cluster, args: []string{"-o", "json"}, want: "API", request: true},
-		{name: "no sequences", setup: (*fakeAdmin).clear, want: "NAME  SPEC  GEN  ATTACHED  WORKER  READY\n", request: true},
-		{name: "no sequences in json", setup: (*fakeAdmin).clear, args: []string{"-o", "json"}, want: `{"sequences":[]}` + "\n", request: true},
+		{name: "no sequences", setup: (*adminNode).clear, want: "NAME  SPEC  GEN  ATTACHED  WORKER  READY\n", request: true},
+		{name: "no sequences in json", setup: (*adminNode).clear, args: []string{"-o", "json"}, want: `{"sequences":[]}` + "\n", request: true},
 		{name: "unexpected argument", args: []string{"default"}, code: 2, wantErr: "floe seq list: unexpected arguments: default\nusage: floe seq list"},
 		{name: "flag after an argument", args: []string{"x", "-o", "json"}, code: 2, wantErr: "unexpected arguments: x -o json"},
 		{name: "bad output", args: []string{"-o", "yaml"}, code: 1, wantErr: `floe seq: -o "yaml": want text or json`},
@@ -149,9 +148,9 @@ tenant2  {"format":"id96"}                                                      
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := startFakeAdmin(t, "")
+			f := startAdminNode(t, "")
 			if tc.setup != nil {
-				tc.setup(f)
+				tc.setup(f, t)
 			}
 			want := tc.want
 			if want == "API" {
@@ -161,9 +160,9 @@ tenant2  {"format":"id96"}                                                      
 			if code != tc.code || out != want || !strings.Contains(errOut, tc.wantErr) {
 				t.Errorf("exit %d, stdout:\n%s\nstderr %q; want %d, stdout:\n%s\nstderr with %q", code, out, errOut, tc.code, want, tc.wantErr)
 			}
-			var wantReqs []fakeAdminRequest
+			var wantReqs []adminRequest
 			if tc.request {
-				wantReqs = []fakeAdminRequest{{Method: http.MethodGet, Path: "/v1/admin/sequences"}}
+				wantReqs = []adminRequest{{Method: http.MethodGet, Path: "/v1/admin/sequences"}}
 			}
 			if got := f.requests(); !slices.Equal(got, wantReqs) {
 				t.Errorf("requests:\n got  %+v\n want %+v", got, wantReqs)
@@ -196,15 +195,15 @@ func TestSeqDestroy(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := startFakeAdmin(t, "")
+			f := startAdminNode(t, "")
 			f.define(t, "tenant1", "id80", "", true)
 			code, out, errOut := runAdmin(t, f.url, nil, append([]string{"seq", "destroy", "-addr", "ADDR"}, tc.args...)...)
 			if code != tc.code || out != tc.want || !strings.Contains(errOut, tc.wantErr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, stderr with %q", code, out, errOut, tc.code, tc.want, tc.wantErr)
 			}
-			var wantReqs []fakeAdminRequest
+			var wantReqs []adminRequest
 			if tc.path != "" {
-				wantReqs = []fakeAdminRequest{{Method: http.MethodDelete, Path: tc.path}}
+				wantReqs = []adminRequest{{Method: http.MethodDelete, Path: tc.path}}
 			}
 			if got := f.requests(); !slices.Equal(got, wantReqs) {
 				t.Errorf("requests:\n got  %+v\n want %+v", got, wantReqs)
@@ -233,7 +232,7 @@ func TestSeq_Usage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := startFakeAdmin(t, "")
+			f := startAdminNode(t, "")
 			code, out, errOut := runAdmin(t, f.url, map[string]string{"FLOE_ADMIN_ADDR": f.url, "FLOE_ADMIN_TOKEN": "do-not-print"}, tc.args...)
 			if code != tc.code || out != "" || !strings.Contains(errOut, tc.wantErr) || strings.Contains(errOut, "do-not-print") {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, no stdout, stderr with %q and without the token", code, out, errOut, tc.code, tc.wantErr)
