@@ -26,24 +26,27 @@ import (
 	"time"
 )
 
-// Build compiles floed into a temporary directory and returns its path
-// and a function that removes it. Call it from TestMain.
-func Build() (bin string, cleanup func(), err error) {
+// Main builds floed into a temporary directory, sets *bin to its path,
+// runs the tests and removes the directory; it returns the exit code. Call
+// it from TestMain: os.Exit(floedproc.Main(m, &bin)).
+func Main(m *testing.M, bin *string) int {
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "..", "..", "cmd", "floed")
 	dir, err := os.MkdirTemp("", "floedproc-")
 	if err != nil {
-		return "", nil, err
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
-	bin = filepath.Join(dir, "floed")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	defer os.RemoveAll(dir)
+	*bin = filepath.Join(dir, "floed")
+	cmd := exec.Command("go", "build", "-o", *bin, ".")
 	cmd.Dir = src
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("building floed: %w", err)
+		fmt.Fprintln(os.Stderr, "building floed:", err)
+		return 1
 	}
-	return bin, func() { os.RemoveAll(dir) }, nil
+	return m.Run()
 }
 
 // Bounds of the harness's polling; none of them is asserted as a latency.

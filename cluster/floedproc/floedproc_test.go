@@ -3,7 +3,6 @@
 package floedproc_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -13,17 +12,7 @@ import (
 
 var bin string
 
-func TestMain(m *testing.M) {
-	b, cleanup, err := floedproc.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = b
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(floedproc.Main(m, &bin)) }
 
 func TestProc_FetchPauseKill(t *testing.T) {
 	p := floedproc.Start(t, bin, "solo", "--state", t.TempDir(), "--worker", "3")

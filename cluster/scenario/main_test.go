@@ -3,7 +3,6 @@
 package scenario_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -13,14 +12,4 @@ import (
 // bin is the floed binary the scenarios run.
 var bin string
 
-func TestMain(m *testing.M) {
-	b, cleanup, err := floedproc.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = b
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(floedproc.Main(m, &bin)) }

@@ -42,15 +42,7 @@ var bin string
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if d, err := soakDuration(); err == nil && d > 0 {
-		b, cleanup, err := floedproc.Build()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		bin = b
-		code := m.Run()
-		cleanup()
-		os.Exit(code)
+		os.Exit(floedproc.Main(m, &bin))
 	}
 	os.Exit(m.Run())
 }
