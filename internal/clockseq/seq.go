@@ -49,11 +49,12 @@ type Seq struct {
 
 	closed atomic.Uint64 // IDs issued in ticks already left (offset, see New)
 
-	mu    sync.Mutex // guards the slow path's decisions and the fields below
-	high  int64      // highest precise reading seen, Unix ns
-	safe  uint64     // TickTock: highest tick the other timeline used
-	inReg bool       // in a regression episode (counted once)
-	stall struct {
+	mu      sync.Mutex // guards the slow path's decisions and the fields below
+	high    int64      // highest precise reading seen, Unix ns
+	safe    uint64     // TickTock: highest tick the other timeline used
+	inReg   bool       // in a regression episode (counted once)
+	regTick uint64     // the last tick issued when the episode began
+	stall   struct {
 		count  uint32 // callers waiting on an exhausted sequence
 		start  uint64 // tick the current overflow started in
 		told   uint64 // last tick an overflow notice was sent for

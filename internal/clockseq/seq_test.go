@@ -532,3 +532,50 @@ func TestNew_AddPath(t *testing.T) {
 		})
 	}
 }
+
+// TestSeq_RefusedBehindFloorIsARegression starts above a floor ahead of the
+// clock: a wait within MaxWait is no regression, a refusal is one, counted
+// once however many calls are refused, and again after the clock passed
+// the floor and went back.
+func TestSeq_RefusedBehindFloorIsARegression(t *testing.T) {
+	probe := newSeq(t, Config{Clock: floetest.NewClock(t0)})
+	base := uint64(probe.TickOf(t0.UnixNano()))
+	tests := []struct {
+		name   string
+		policy floe.Policy
+		ahead  time.Duration // floor ahead of the clock
+		want   uint64        // regressions after three calls
+	}{
+		{"wait within max wait", floe.Wait, 500 * time.Millisecond, 0},
+		{"wait an hour behind", floe.Wait, time.Hour, 1},
+		{"borrow an hour behind", floe.Borrow, time.Hour, 1},
+		{"fail behind", floe.Fail, 500 * time.Millisecond, 1},
+		{"fail an hour behind", floe.Fail, time.Hour, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := floetest.NewClock(t0)
+			floor := base + uint64(tc.ahead/time.Millisecond)
+			s := newSeq(t, Config{Clock: clk, Floor: floor, Policy: tc.policy, MaxWait: 5 * time.Second, MaxAhead: time.Second})
+			for range 3 {
+				s.Next()
+			}
+			if got := s.Stats().Regressions; got != tc.want {
+				t.Fatalf("after three calls %v behind the floor: Regressions = %d, want %d", tc.ahead, got, tc.want)
+			}
+			// Past the floor the calls succeed; set back an hour, the
+			// refusals are a second regression.
+			clk.Set(t0.Add(tc.ahead + time.Second))
+			next(t, s)
+			clk.Set(t0.Add(tc.ahead + time.Second - time.Hour))
+			for range 3 {
+				if _, _, err := s.Next(); err == nil {
+					t.Fatal("issued an hour behind the last tick")
+				}
+			}
+			if got, want := s.Stats().Regressions, tc.want+1; got != want {
+				t.Errorf("after the clock went back: Regressions = %d, want %d", got, want)
+			}
+		})
+	}
+}

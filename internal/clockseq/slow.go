@@ -57,6 +57,11 @@ func (s *Seq) slow(n uint64) (tick, seq, count uint64, err error) {
 			budget = max(budget, 2*time.Duration(s.unit))
 		}
 		if waited+d > budget {
+			if !exhaust {
+				s.mu.Lock()
+				s.refusedBehind(st)
+				s.mu.Unlock()
+			}
 			return 0, 0, 0, &floe.ClockError{Policy: s.policy, Behind: d, Waited: waited}
 		}
 		if s.r.sleeper != nil {
@@ -86,6 +91,7 @@ func (s *Seq) decide(st uint64, now int64, n uint64, stalled *bool) (d time.Dura
 	if now < s.high && nowTick < s.TickOf(s.high) {
 		if !s.inReg {
 			s.inReg = true
+			s.regTick = st >> s.tshift
 			s.stats.regressions.Add(1)
 		}
 	} else {
@@ -132,6 +138,7 @@ func (s *Seq) decide(st uint64, now int64, n uint64, stalled *bool) (d time.Dura
 	// The clock reads behind the last tick issued.
 	switch s.policy {
 	case floe.Fail:
+		s.refusedBehind(st)
 		return 0, false, false, 0, 0, 0, &floe.ClockError{Policy: s.policy, Behind: time.Duration(s.TickStart(t) - now)}
 	case floe.Borrow:
 		if q >= s.seqMax && uint64(int64(t)+1-nowTick) <= s.ahead {
@@ -168,6 +175,27 @@ func (s *Seq) decide(st uint64, now int64, n uint64, stalled *bool) (d time.Dura
 		}
 		return time.Duration(s.TickStart(target) - now), false, false, 0, 0, 0, nil
 	}
+}
+
+// refusedBehind runs under s.mu when a call is refused because the clock
+// reads behind the tick of state word st: the last tick issued, or the
+// floor a restart began above (the clock set back across the restart, or
+// a floor from a clock that ran ahead). That tick counts as a reading
+// seen, so the refusal is a regression, counted once until the clock
+// passes it again, however many calls are refused meanwhile.
+//
+// The fast path never ends an episode (it does not look at s.high), so a
+// refusal behind a tick above the episode's is a new one: IDs were issued
+// above the tick the clock was behind, so it had caught up since (or
+// Borrow ran ahead again, and the clock fell behind that).
+func (s *Seq) refusedBehind(st uint64) {
+	t := st >> s.tshift
+	if !s.inReg || t > s.regTick {
+		s.stats.regressions.Add(1)
+	}
+	s.inReg = true
+	s.regTick = max(s.regTick, t)
+	s.high = max(s.high, s.TickStart(t))
 }
 
 // borrow moves from the spent tick of st to the next one, ahead of the clock.
