@@ -97,11 +97,12 @@ type Config struct {
 	Policy   floe.Policy
 	MaxAhead time.Duration
 	MaxWait  time.Duration
-	// Window is how long one reservation write lasts: while serving, the
-	// keeper writes about once per window, reserving up to one and a half
-	// windows ahead of the clock. Zero means 2 s. A crash costs up to one
-	// and a half windows of waiting (policy Wait) or of running ahead
-	// (Borrow) at the worker ID's next start.
+	// Window is how far the durable reservation reaches ahead of need (the
+	// later of the clock and the last tick issued): while serving, the
+	// keeper keeps between half a window and a window reserved, writing
+	// once the headroom falls to 9/16 of a window, that is every 7/16 of a
+	// window. Zero means 2 s. A crash costs at most one window of waiting
+	// at the worker ID's next start (policy Wait; Borrow adds MaxAhead).
 	Window time.Duration
 	// ClaimTimeout bounds one claim of a worker ID and one reservation
 	// write; zero means 5 s.

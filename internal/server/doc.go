@@ -12,9 +12,9 @@
 //
 // Every sequence keeps a reservation R in a Store: the highest tick it may
 // issue. New writes R = max(floor, now) + Window before the first ID; a
-// keeper goroutine raises it again whenever less than half the window is
-// left, and raises the generator's ceiling only after the Store has made the
-// new R durable. A restarted server starts strictly above the recorded R (or
+// keeper goroutine raises it to a window above need again whenever little
+// more than half the window is left, and raises the generator's ceiling
+// only after the Store has made the new R durable. A restarted server starts strictly above the recorded R (or
 // above the last tick issued, when the previous run stopped cleanly), so a
 // crash, a restart or a clock set back never repeats an ID.
 package server

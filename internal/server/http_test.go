@@ -178,6 +178,7 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 		`floe_clock_regressions_total{policy="wait",seq="default"}`,
 		`floe_borrowed_ticks_total{seq="default"}`,
 		`floe_reservation_headroom_seconds{seq="default"}`,
+		`floe_clock_behind_seconds{seq="default"} 0`,
 		`floe_epoch_exhaustion_timestamp_seconds{seq="default"} 3.48785823e+09`, // 2080-07-10
 		`floe_epoch_exhaustion_timestamp_seconds{seq="guid"} 9.223372036e+09`,   // 2262
 		`floe_request_batch_size_bucket{proto="http",le="8"} 1`,

@@ -122,6 +122,8 @@ var (
 		"Ticks whose sequence ran out while callers asked for more.", []string{"seq"}, nil)
 	descCeilingHits = prometheus.NewDesc("floe_reservation_ceiling_hits_total",
 		"Times a caller reached the reservation before the keeper extended it.", []string{"seq"}, nil)
+	descBehind = prometheus.NewDesc("floe_clock_behind_seconds",
+		"How far the clock reads behind the tick the sequence must issue above (the last tick issued, or the floor a start began above); 0 when it is not behind.", []string{"seq"}, nil)
 	descHeadroom = prometheus.NewDesc("floe_reservation_headroom_seconds",
 		"Time left between the clock and the end of the durable reservation.", []string{"seq"}, nil)
 	descWrites = prometheus.NewDesc("floe_reservation_writes_total",
@@ -140,7 +142,7 @@ var (
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descIssued, descRegressions, descWaits, descWaitSeconds,
-		descBorrowed, descExhausted, descCeilingHits, descHeadroom, descWrites, descExhaustion, descReady, descWorkerID, descClaims, descLost} {
+		descBorrowed, descExhausted, descCeilingHits, descBehind, descHeadroom, descWrites, descExhaustion, descReady, descWorkerID, descClaims, descLost} {
 		ch <- d
 	}
 }
@@ -163,8 +165,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		counter(descCeilingHits, float64(st.CeilingHits), seq.name)
 		wid, r, _ := seq.info()
 		if wid >= 0 {
+			now := seq.clock.Now()
 			end := seq.ticks.tickTime(r + 1)
-			gauge(descHeadroom, end.Sub(seq.clock.Now()).Seconds(), seq.name)
+			gauge(descHeadroom, end.Sub(now).Seconds(), seq.name)
+			gauge(descBehind, max(seq.behind(now), 0).Seconds(), seq.name)
 		}
 		gauge(descWorkerID, float64(wid), seq.name)
 		counter(descClaims, float64(seq.claims.Load()), seq.name)

@@ -34,8 +34,8 @@ type sequence struct {
 	gc     genConfig // immutable: the generator settings but floor and ceiling
 
 	minFloor uint64 // immutable: noeqd's -t as a tick
-	window   uint64 // immutable: ticks one reservation write lasts
-	low      uint64 // immutable: headroom under which the keeper extends
+	window   uint64 // immutable: ticks the reservation reaches ahead of need
+	low      uint64 // immutable: headroom at or under which the keeper extends
 	maxWait  time.Duration
 	// maxAhead is how far policy Borrow runs ahead of the clock.
 	maxAhead time.Duration
@@ -76,11 +76,14 @@ type sequence struct {
 // term is one holding of a worker ID: the lease and the generator built
 // for it. A term never outlives its lease.
 type term struct {
-	lease    workerid.Lease
-	gen      generator
-	floor    uint64        // nothing at or below it is issued
-	durable  atomic.Uint64 // the durable reservation R
-	seenHits uint64        // owned by the keeper: ceiling hits already answered
+	lease   workerid.Lease
+	gen     generator
+	floor   uint64        // nothing at or below it is issued
+	durable atomic.Uint64 // the durable reservation R
+	// want is the highest tick a caller found above the ceiling; wanted
+	// signals the keeper that it rose.
+	want   atomic.Uint64
+	wanted chan struct{}
 }
 
 type attachReq struct {
@@ -114,8 +117,13 @@ func newSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 		turn:         make(chan struct{}, 1),
 		attach:       make(chan attachReq),
 	}
+	// The reservation reaches at most one window ahead of need, so a crash
+	// costs at most one window of waiting; the keeper writes once the
+	// headroom falls to half a window plus a sixteenth, the sixteenth
+	// being the write's own time, so the headroom stays above half a
+	// window: one write every 7/16 of a window while serving.
 	s.window = max(uint64(cfg.Window/k.unit), 2)
-	s.low = s.window / 2
+	s.low = s.window/2 + s.window/16
 	if !cfg.Floor.IsZero() {
 		s.minFloor = k.tick(cfg.Floor)
 	}
@@ -151,7 +159,12 @@ func (s *sequence) claim(ctx context.Context) (*term, error) {
 }
 
 func (s *sequence) open(ctx context.Context, lease workerid.Lease) (*term, error) {
-	t := &term{lease: lease}
+	t := &term{lease: lease, wanted: make(chan struct{}, 1)}
+	// What the previous holder left, read before this term reserves: a
+	// floor below R is the last tick of a clean release; nothing recorded
+	// at all is the worker ID's first use.
+	clean := lease.Floor() < lease.Reserved()
+	first := lease.Reserved() == 0
 	// Rule 2: start strictly above the recorded reservation, or above the
 	// last tick of a clean stop, and above the time of death (-t).
 	t.floor = max(lease.Floor(), s.minFloor)
@@ -159,23 +172,23 @@ func (s *sequence) open(ctx context.Context, lease workerid.Lease) (*term, error
 	// clock (a restart within the window) is kept as it is, not pushed a
 	// window further: a daemon restarting in a loop must not run away from
 	// its clock. The keeper extends it once IDs are wanted above it.
-	first := max(lease.Reserved(), t.floor, s.ticks.tick(s.clock.Now())+s.window)
+	r := max(lease.Reserved(), t.floor, s.ticks.tick(s.clock.Now())+s.window-1)
 	gc := s.gc
-	gc.floor, gc.ceiling = t.floor, first
+	gc.floor, gc.ceiling = t.floor, r
 	var err error
 	if t.gen, err = newGenerator(withNode(s.sc, lease.ID()), gc); err != nil {
 		return nil, fmt.Errorf("sequence %q: %w", s.name, err)
 	}
-	if first > lease.Reserved() {
-		if err := lease.Reserve(ctx, first); err != nil {
+	if r > lease.Reserved() {
+		if err := lease.Reserve(ctx, r); err != nil {
 			return nil, fmt.Errorf("sequence %q: reserving: %w", s.name, err)
 		}
 		s.writes.Add(1)
 	}
-	t.durable.Store(first)
+	t.durable.Store(r)
 	s.log.Info("worker ID claimed", "worker_id", lease.ID(), "fence", lease.Fence(),
-		"floor", t.floor, "floor_time", s.ticks.tickTime(t.floor), "reserved", first,
-		"clean_stop", lease.Floor() < lease.Reserved())
+		"floor", t.floor, "floor_time", s.ticks.tickTime(t.floor), "reserved", r,
+		"clean_stop", clean, "first_use", first)
 	return t, nil
 }
 
@@ -337,15 +350,15 @@ func (s *sequence) releaseLease(t *term) error {
 // keep extends t's reservation ahead of need until the lease is lost
 // (returned), an attach request arrives (returned), or stop is closed.
 func (s *sequence) keep(t *term, stop <-chan struct{}) (*attachReq, error) {
-	// Check a few times per window even without a signal, so the
-	// reservation follows the clock through idle times.
-	every := time.Duration(s.low) * s.ticks.unit / 2
-	tk := time.NewTicker(max(every, time.Millisecond))
-	defer tk.Stop()
+	// Wake when the clock brings the headroom down to low, so the
+	// reservation follows the clock through idle times; Need wakes the
+	// keeper sooner when IDs are wanted ahead of the clock.
+	timer := time.NewTimer(s.untilLow(t))
+	defer timer.Stop()
 	backoff := time.Duration(0)
 	var retry <-chan time.Time // set while a failed write waits out its back-off
 	for {
-		need, tick := t.gen.Need(), tk.C
+		need, tick := t.gen.Need(), timer.C
 		if retry != nil {
 			need, tick = nil, nil
 		}
@@ -361,11 +374,14 @@ func (s *sequence) keep(t *term, stop <-chan struct{}) (*attachReq, error) {
 		case <-t.lease.Done():
 			return nil, t.lease.Err()
 		case <-need:
+		case <-t.wanted:
 		case <-tick:
 		case <-retry:
 		}
 		retry = nil
-		if err := s.extend(t); err != nil {
+		err := s.extend(t)
+		timer.Reset(s.untilLow(t))
+		if err != nil {
 			var lost *workerid.LeaseLostError
 			if errors.As(err, &lost) {
 				return nil, err
@@ -378,13 +394,28 @@ func (s *sequence) keep(t *term, stop <-chan struct{}) (*attachReq, error) {
 	}
 }
 
-// extend raises the reservation when less than half a window is left above
-// the later of the clock and the last tick issued, to one and a half
-// windows above it: one write per window while serving. It raises the
-// generator's ceiling only after the lease made the new R durable.
+// untilLow returns how long until the clock leaves only low ticks of
+// headroom under t's reservation: when the keeper must write. It is at most
+// an eighth of a window, so that a clock stepped forward (or a test's fake
+// clock) is noticed soon, and at least a millisecond.
+func (s *sequence) untilLow(t *term) time.Duration {
+	longest := max(time.Duration(s.window)*s.ticks.unit/8, time.Millisecond)
+	r := t.durable.Load()
+	if r+1 <= s.low {
+		return time.Millisecond
+	}
+	d := s.ticks.tickTime(r + 1 - s.low).Sub(s.clock.Now())
+	return min(max(d, time.Millisecond), longest)
+}
+
+// extend raises the reservation when at most low ticks (half a window and
+// a sixteenth) are left above the later of the clock and the last tick
+// issued, to one window above it: the headroom stays between half a window
+// and a window, and a crash costs at most a window of waiting. It raises
+// the generator's ceiling only after the lease made the new R durable.
 func (s *sequence) extend(t *term) error {
 	// The tick IDs are wanted at: the clock's, the last one issued (Borrow
-	// runs ahead), and the ceiling itself when a caller hit it. The floor
+	// runs ahead), and the one a caller waits for above the ceiling. The floor
 	// alone wants nothing: counting it would move the reservation a window
 	// ahead at every restart.
 	base := s.ticks.tick(s.clock.Now())
@@ -392,14 +423,15 @@ func (s *sequence) extend(t *term) error {
 	if last := t.gen.LastTick(); last > t.floor {
 		base = max(base, last)
 	}
-	if hits := t.gen.Stats().CeilingHits; hits != t.seenHits {
-		t.seenHits = hits
-		base = max(base, r)
+	if w := t.want.Load(); w > r {
+		base = max(base, w) // a caller waits for a tick above R
 	}
-	if r > base && r-base > s.low {
+	// Headroom counts the base tick itself: R = base + window - 1 ends
+	// exactly one window after the start of the base tick.
+	if r >= base && r+1-base > s.low {
 		return nil
 	}
-	target := base + s.window + s.low
+	target := base + s.window - 1
 	ctx, cancel := context.WithTimeout(context.Background(), s.claimTimeout)
 	err := t.lease.Reserve(ctx, target)
 	cancel()
@@ -433,6 +465,12 @@ func (s *sequence) awaitRaise(t *term, err error, stop <-chan struct{}) bool {
 		return false
 	}
 	c := ce.Ceiling
+	for w := t.want.Load(); ce.Tick > w && !t.want.CompareAndSwap(w, ce.Tick); w = t.want.Load() {
+	}
+	select {
+	case t.wanted <- struct{}{}:
+	default:
+	}
 	timer := time.NewTimer(s.maxWait)
 	defer timer.Stop()
 	for {
@@ -540,6 +578,17 @@ func (s *sequence) ready() error {
 		return fmt.Errorf("%w: %s: the clock is %v behind the reservation of the worker ID's previous holder", ErrNotReady, s.name, behind)
 	}
 	return nil
+}
+
+// behind returns how far now lies before the start of the first tick the
+// current term may issue in: above the floor, and no earlier than the last
+// tick issued. It is negative when the clock is past it, 0 without a term.
+func (s *sequence) behind(now time.Time) time.Duration {
+	t := s.term.Load()
+	if t == nil {
+		return 0
+	}
+	return s.ticks.tickTime(max(t.floor+1, t.gen.LastTick())).Sub(now)
 }
 
 // stats returns the generator counters of every term so far.

@@ -2,13 +2,16 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +20,7 @@ import (
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/wire"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // memStore is a Store in memory that can be told to fail.
@@ -300,15 +304,25 @@ func TestServer_NonID64OverBinary(t *testing.T) {
 	}
 }
 
+// TestServer_ReservationKeepsAhead serves ten minutes of a fake clock and
+// checks the documented bounds of the reservation: never more than a window
+// ahead of the clock (the most a crash can cost), never less than half a
+// window once the keeper has answered, and one write per 7/16 of a window.
 func TestServer_ReservationKeepsAhead(t *testing.T) {
+	const window = time.Second
 	clock := floetest.NewClock(start)
 	store := newMemStore()
-	s, addr := newTestServer(t, Config{Clock: clock, Store: store, Window: time.Second})
+	s, addr := newTestServer(t, Config{Clock: clock, Store: store, Window: window})
 	c := dialNoeq(t, addr, "")
 	checker := floetest.NewChecker[uint64](0)
+	headroom := func() time.Duration {
+		r := store.get("default").Reserved
+		return id64.Twitter.Epoch.Add(time.Duration(r+1) * time.Millisecond).Sub(clock.Now())
+	}
+	var least, most time.Duration = window, 0
 	// Ten minutes of clock in 100 ms steps: the keeper must follow, and no
 	// ID may pass the durable reservation.
-	for range 6000 {
+	for i := range 6000 {
 		clock.Step(100 * time.Millisecond)
 		ids, err := c.get(10)
 		if err != nil {
@@ -321,17 +335,30 @@ func TestServer_ReservationKeepsAhead(t *testing.T) {
 				t.Fatalf("ID at tick %d above the durable reservation %d", tick, r)
 			}
 		}
+		if h := headroom(); h > window {
+			t.Fatalf("step %d: reservation %v ahead of the clock, more than the %v window a crash may cost; stats %+v", i, h, window, s.seqs()[0].stats())
+		}
+		// The keeper answers the new tick in the background.
+		deadline := time.Now().Add(10 * time.Second)
+		for headroom() < window/2 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		h := headroom()
+		least, most = min(least, h), max(most, h)
+		if h < window/2 {
+			t.Fatalf("reservation only %v ahead of the clock, less than half the %v window", h, window)
+		}
 	}
 	if err := checker.Err(); err != nil {
 		t.Fatal(err)
 	}
 	seq := s.seqs()[0]
-	// One write per window while serving, and a few to spare for the
-	// first reservation and the steps that raced the keeper.
-	if w := seq.writes.Load(); w > 600+10 {
-		t.Errorf("%d store writes for 600 s with a 1 s window: the keeper writes more than once per window", w)
+	// One write per 7/16 of a window while serving, and a few to spare for
+	// the first reservation and the steps that raced the keeper.
+	if w, most := seq.writes.Load(), uint64(600*16/7+10); w > most {
+		t.Errorf("%d store writes for 600 s with a 1 s window, want at most %d: one per 7/16 of a window", w, most)
 	}
-	t.Logf("%d store writes for 600 s of serving with a 1 s window", seq.writes.Load())
+	t.Logf("%d store writes for 600 s of serving with a 1 s window; headroom %v..%v", seq.writes.Load(), least, most)
 }
 
 func TestServer_ReservationFailureStopsIssuing(t *testing.T) {
@@ -402,6 +429,8 @@ func TestServer_Restart(t *testing.T) {
 				t.Fatal(err)
 			}
 			clock.Rewind(time.Hour)
+			reg := prometheus.NewRegistry()
+			cfg.Registry = reg
 			s2, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -420,7 +449,22 @@ func TestServer_Restart(t *testing.T) {
 				if s2.Ready() == nil {
 					t.Error("ready while the clock is behind the reservation")
 				}
+				// Every request is refused: one regression, however many,
+				// and the gauge says how far behind the clock is.
+				for range 3 {
+					s2.seqs()[0].fill64(more[:1], s2.stop)
+				}
+				if got := gathered(t, reg, "floe_clock_regressions_total"); got != 1 {
+					t.Errorf("floe_clock_regressions_total %v while refusing an hour behind, want 1", got)
+				}
+				if got := gathered(t, reg, "floe_clock_behind_seconds"); got < 3590 || got > 3610 {
+					t.Errorf("floe_clock_behind_seconds %v, want about 3600", got)
+				}
 				return
+			}
+			// Borrow serves ahead of the clock, which the gauge shows.
+			if got := gathered(t, reg, "floe_clock_behind_seconds"); got < 3590 || got > 3610 {
+				t.Errorf("floe_clock_behind_seconds %v borrowing an hour ahead, want about 3600", got)
 			}
 			if more[0] <= ids[len(ids)-1] {
 				t.Errorf("after the restart %d, not above %d", more[0], ids[len(ids)-1])
@@ -449,7 +493,7 @@ func TestServer_CleanStopRecordsLast(t *testing.T) {
 	}
 	rec := store.get("default")
 	last := id64.Twitter.Parts(ids[4]).Tick
-	if rec.Last != last || rec.Reserved < last+10000 {
+	if rec.Last != last || rec.Reserved < last+10000-1 { // a 10 s window from the first tick
 		t.Fatalf("record %+v: want Last %d and the reservation kept", rec, last)
 	}
 	// The next start begins right above Last, not after the window.
@@ -518,4 +562,98 @@ func TestServer_ShutdownFinishesInFlight(t *testing.T) {
 	if _, err := net.Dial("tcp", addr); err == nil {
 		t.Error("still accepting after Shutdown")
 	}
+}
+
+// TestServer_ClaimLogSaysHowThePreviousRunEnded checks the claim's log line
+// across a first start, a crash (Close records nothing) and a clean stop.
+func TestServer_ClaimLogSaysHowThePreviousRunEnded(t *testing.T) {
+	store := newMemStore()
+	clock := floetest.NewClock(start)
+	tests := []struct {
+		name      string
+		stop      func(*Server) error
+		wantClean bool
+		wantFirst bool
+	}{
+		{"first start", (*Server).Close, false, true},
+		{"after a crash", func(s *Server) error { return s.Shutdown(context.Background()) }, false, false},
+		{"after a clean stop", (*Server).Close, true, false},
+		{"after a crash again", (*Server).Close, false, false},
+	}
+	for _, tc := range tests {
+		var buf syncBuffer
+		cfg := Config{Store: store, Clock: clock, Window: time.Second, Logger: slog.New(slog.NewJSONHandler(&buf, nil)),
+			Sequences: []SequenceConfig{{Name: "default"}}}
+		clock.Step(2 * time.Second) // past the last reservation
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Clean *bool `json:"clean_stop"`
+			First *bool `json:"first_use"`
+		}
+		for line := range strings.Lines(buf.String()) {
+			if strings.Contains(line, `"worker ID claimed"`) {
+				if err := json.Unmarshal([]byte(line), &got); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if got.Clean == nil || got.First == nil {
+			t.Fatalf("%s: no clean_stop and first_use in the claim's log line: %s", tc.name, buf.String())
+		}
+		if *got.Clean != tc.wantClean || *got.First != tc.wantFirst {
+			t.Errorf("%s: clean_stop=%v first_use=%v, want %v and %v", tc.name, *got.Clean, *got.First, tc.wantClean, tc.wantFirst)
+		}
+		// Each case's stop is how the next case's start finds the store.
+		if err := tc.stop(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// gathered returns the value of the default sequence's series of the named
+// counter or gauge in reg.
+func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "seq" && l.GetValue() == "default" {
+					if c := m.GetCounter(); c != nil {
+						return c.GetValue()
+					}
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s{seq=\"default\"} gathered", name)
+	return 0
 }
