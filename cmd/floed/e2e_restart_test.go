@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -13,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -58,16 +61,28 @@ func restartClient(ctx context.Context, addr string, seed uint64, log *idLog) (v
 	return violations
 }
 
+// killWindow is the reservation window of TestE2E_KillRestart: short, so
+// that 20 rounds are quick; -kill.window 2s measures the default's bound.
+var killWindow = flag.Duration("kill.window", 200*time.Millisecond, "reservation window of TestE2E_KillRestart")
+
+// TestE2E_KillRestart kills floed (SIGKILL) under load 20 times per clock
+// policy and checks that no ID repeats, that each run starts above the last,
+// that the state file never reserves more than the documented bound ahead
+// of the kill (a window; Borrow adds --max-ahead), and that the claim's log
+// line says how the previous run ended. It logs the restart waits: kill to
+// ready, against the window.
 func TestE2E_KillRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20 kill -9 rounds; skipped with -short")
 	}
+	window := *killWindow
 	for _, tc := range []struct {
-		name string
-		args []string
+		name  string
+		ahead time.Duration // what the policy may run ahead of the clock
+		args  []string
 	}{
-		{"borrow", []string{"--clock-policy", "borrow", "--max-ahead", "2s"}},
-		{"wait", []string{"--clock-policy", "wait"}},
+		{"borrow", 2 * time.Second, []string{"--clock-policy", "borrow", "--max-ahead", "2s"}},
+		{"wait", 0, []string{"--clock-policy", "wait"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const rounds, clients = 20, 3
@@ -78,19 +93,23 @@ func TestE2E_KillRestart(t *testing.T) {
 				prevMax    uint64
 				violations int
 				perRound   []int
-				readyWait  time.Duration // longest wait for /readyz after a restart
+				waits      []time.Duration // kill to ready
+				ahead      []time.Duration // reservation past the kill
+				killed     time.Time
 			)
 			for round := range rounds {
-				f := startFloed(t, append([]string{"--state", state, "--reserve-window", "200ms", "--log-level", "warn"}, tc.args...)...)
+				f := startFloed(t, append([]string{"--state", state, "--reserve-window", window.String()}, tc.args...)...)
 				// Kill only a serving daemon: a restart reserves a window
 				// above the previous reservation even before it issues
 				// anything, so killing daemons that still wait for the
 				// clock would push the reservation ever further ahead.
-				start := time.Now()
 				if !waitFor(startDeadline, func() bool { code, _, err := f.get("/readyz"); return err == nil && code == http.StatusOK }) {
 					t.Fatalf("round %d: not ready after %v", round, startDeadline)
 				}
-				readyWait = max(readyWait, time.Since(start))
+				if round > 0 {
+					waits = append(waits, time.Since(killed))
+				}
+				checkClaimLog(t, round, f.stderr.String())
 				ctx, cancel := context.WithCancel(context.Background())
 				var (
 					log idLog
@@ -106,10 +125,20 @@ func TestE2E_KillRestart(t *testing.T) {
 					})
 				}
 				time.Sleep(time.Duration(50+rng.IntN(251)) * time.Millisecond)
+				killed = time.Now()
 				f.kill()
 				cancel()
 				wg.Wait()
 
+				// The crash costs what the state file reserved past the
+				// kill: at most a window, plus what Borrow runs ahead.
+				r := readState(t, state).Sequences["default"].Reserved
+				end := time.UnixMilli(int64(r) + 1 + twitterEpoch)
+				past := end.Sub(killed)
+				ahead = append(ahead, past)
+				if bound := window + tc.ahead; past > bound {
+					t.Errorf("round %d: the state file reserved %v past the kill, more than the bound %v", round, past, bound)
+				}
 				ids := log.all()
 				perRound = append(perRound, len(ids))
 				if len(ids) > 0 {
@@ -128,9 +157,44 @@ func TestE2E_KillRestart(t *testing.T) {
 			if len(all) < 10000 {
 				t.Errorf("only %d IDs over %d rounds; want a busy test", len(all), rounds)
 			}
-			t.Logf("%d rounds of kill -9, %d IDs, all unique; longest wait for readiness %v; IDs per round %v", rounds, len(all), readyWait.Round(time.Millisecond), perRound)
+			t.Logf("%d rounds of kill -9, %d IDs, all unique; IDs per round %v", rounds, len(all), perRound)
+			t.Logf("window %v: kill to ready %s; reservation past the kill %s", window, spread(waits), spread(ahead))
 		})
 	}
+}
+
+// twitterEpoch is the Twitter layout's epoch in Unix milliseconds.
+const twitterEpoch = 1288834974657
+
+// checkClaimLog checks the claim's log line of a start in a kill loop: the
+// first round's is the worker ID's first use, every later one follows a
+// crash.
+func checkClaimLog(t *testing.T, round int, stderr string) {
+	t.Helper()
+	want := "clean_stop=false first_use=false"
+	if round == 0 {
+		want = "clean_stop=false first_use=true"
+	}
+	for line := range strings.Lines(stderr) {
+		if strings.Contains(line, `msg="worker ID claimed"`) {
+			if !strings.Contains(line, want) {
+				t.Errorf("round %d: the claim's log line lacks %q: %s", round, want, line)
+			}
+			return
+		}
+	}
+	t.Errorf("round %d: no claim in the log:\n%s", round, stderr)
+}
+
+// spread formats the minimum, median and maximum of ds.
+func spread(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	return fmt.Sprintf("min %v, median %v, max %v over %d", r(s[0]), r(s[len(s)/2]), r(s[len(s)-1]), len(s))
 }
 
 func TestE2E_ClockBackAcrossRestart(t *testing.T) {
