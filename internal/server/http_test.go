@@ -23,6 +23,7 @@ func newHTTPServer(t *testing.T, reg *prometheus.Registry) *httptest.Server {
 		{Name: "sno", Format: Format80, Node: 9},
 		{Name: "guid", Format: Format96, Node: 9},
 		{Name: "private", Worker: 6, Tokens: []string{"secret"}},
+		{Name: "discord", Layout: id64.Discord, Worker: 7},
 	}})
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
@@ -138,6 +139,9 @@ func TestHandler_Inspect(t *testing.T) {
 		{"id64", "/v1/inspect/" + id.String(), 200, []string{`"worker":2`, `"datacenter":1`, `"sequence":3`, `"time":"2026-11-22T12:00:00Z"`, `"format":"id64"`}},
 		{"id80", "/v1/inspect/" + id80.MustParse("9q8xk7a2272im222").String() + "?seq=sno", 200, []string{`"format":"id80"`, `"time":"2026-11-22T12:00:00Z"`}},
 		{"garbage", "/v1/inspect/xyz", 400, []string{`"code":"bad_request"`}},
+		{"top bit on a signed layout", "/v1/inspect/9223372036854775808", 400, []string{`"code":"bad_request"`, `9223372036854775808 has the top bit set`}},
+		{"largest uint64 on a signed layout", "/v1/inspect/18446744073709551615", 400, []string{`"code":"bad_request"`, `out of the layout's range`}},
+		{"top bit on an unsigned layout", "/v1/inspect/9223372036854775808?seq=discord", 200, []string{`"tick":2199023255552`, `"time":"2084-09-06T15:47:35.552Z"`, `"worker":0`}},
 		{"unknown sequence", "/v1/inspect/1?seq=nope", 404, []string{`"code":"unknown_sequence"`}},
 	}
 	for _, tc := range tests {
