@@ -41,6 +41,9 @@ var (
 	// ErrPartsMismatch: Parts given to Layout.Compose whose redundant fields
 	// (Time and Tick, or Node and Datacenter/Worker) disagree.
 	ErrPartsMismatch = errors.New("floe: parts disagree")
+	// ErrIDRange: an ID with bits set above the layout's fields, which the
+	// layout cannot hold (Layout.CheckID).
+	ErrIDRange = errors.New("floe: id out of the layout's range")
 	// ErrSnowcastNodes: a Snowcast node count outside 128..8192.
 	ErrSnowcastNodes = errors.New("floe: snowcast node count not in 128..8192")
 )

@@ -40,6 +40,16 @@ func ExampleLayout_Parts() {
 	// worker 1 process 0 increment 7
 }
 
+func ExampleLayout_CheckID() {
+	// 2^63 parses as an id64.ID, but no signed layout makes it.
+	id := id64.MustParse("9223372036854775808")
+	fmt.Println(errors.Is(id64.Twitter.CheckID(id), id64.ErrIDRange))
+	fmt.Println(id64.Discord.CheckID(id))
+	// Output:
+	// true
+	// <nil>
+}
+
 func ExampleParse() {
 	id, err := id64.Parse("1742018897663631363")
 	fmt.Println(id, err)

@@ -272,8 +272,28 @@ func (l Layout) Last(t time.Time) ID {
 	return l.compose(l.clampTick(t), l.MaxNode(), l.MaxSequence())
 }
 
+// MaxID returns the largest ID the layout can hold: every field at its
+// maximum, 2^(TimeBits+NodeBits+SequenceBits) - 1. It is 2^63-1 for Twitter
+// and 2^64-1 for a 64-bit Unsigned layout.
+func (l Layout) MaxID() ID { return ID(mask(l.TimeBits + l.NodeBits() + l.SequenceBits)) }
+
+// CheckID reports whether the layout can hold id: nil, or an error wrapping
+// ErrIDRange when id has bits set above the layout's fields, as the top bit
+// of any ID above 2^63-1 read with a signed (63-bit) layout. The layout never
+// makes such an ID, and Parts and Time would ignore those bits: check an ID
+// from outside before decoding it.
+func (l Layout) CheckID(id ID) error {
+	if max := l.MaxID(); id > max {
+		if !l.Unsigned && id > math.MaxInt64 {
+			return fmt.Errorf("%w: %d has the top bit set, which the signed layout %v never uses (its largest ID is %d)", ErrIDRange, uint64(id), l, uint64(max))
+		}
+		return fmt.Errorf("%w: %d is above %d, the largest ID of the layout %v", ErrIDRange, uint64(id), uint64(max), l)
+	}
+	return nil
+}
+
 // Parts splits id into its fields. Bits above the layout's fields (the sign
-// bit of a signed layout) are ignored.
+// bit of a signed layout) are ignored; CheckID reports them.
 func (l Layout) Parts(id ID) Parts {
 	v := uint64(id)
 	seqBits := uint(l.SequenceBits)

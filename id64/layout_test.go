@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +102,43 @@ func TestLayout_Max(t *testing.T) {
 					t.Errorf("NodeBits, MaxNode, MaxDatacenter, MaxWorker, MaxSequence, MaxTick = %v, want %v", got, want)
 					break
 				}
+			}
+		})
+	}
+}
+
+func TestLayout_CheckID(t *testing.T) {
+	sonyflakeLike := Layout{
+		Epoch: time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC), Unit: 10 * time.Millisecond,
+		TimeBits: 39, DatacenterBits: 16, SequenceBits: 7,
+	}
+	tests := []struct {
+		name    string
+		layout  Layout
+		id      ID
+		wantMax ID
+		wantErr bool
+	}{
+		{"zero", Twitter, 0, math.MaxInt64, false},
+		{"largest signed", Twitter, math.MaxInt64, math.MaxInt64, false},
+		{"top bit on a signed layout", Twitter, 1 << 63, math.MaxInt64, true},
+		{"all bits on a signed layout", Icicle, math.MaxUint64, math.MaxInt64, true},
+		{"top bit on an unsigned layout", Discord, 1 << 63, math.MaxUint64, false},
+		{"all bits on an unsigned layout", Instagram, math.MaxUint64, math.MaxUint64, false},
+		{"largest of a 62-bit layout", sonyflakeLike, 1<<62 - 1, 1<<62 - 1, false},
+		{"above a 62-bit layout", sonyflakeLike, 1 << 62, 1<<62 - 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.layout.MaxID(); got != tt.wantMax {
+				t.Errorf("MaxID() = %d, want %d", got, tt.wantMax)
+			}
+			err := tt.layout.CheckID(tt.id)
+			if got := errors.Is(err, ErrIDRange); got != tt.wantErr || (err != nil) != tt.wantErr {
+				t.Fatalf("CheckID(%d) = %v, want ErrIDRange: %v", tt.id, err, tt.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.id.String()) {
+				t.Errorf("CheckID(%d) = %q, which does not name the ID", tt.id, err)
 			}
 		})
 	}
@@ -262,6 +300,9 @@ func TestLayout_ComposeParts(t *testing.T) {
 				}
 				if !l.Unsigned && got > math.MaxInt64 {
 					t.Fatalf("signed layout made %d, above 2^63-1", got)
+				}
+				if err := l.CheckID(got); err != nil {
+					t.Fatalf("CheckID(Compose(...)) = %v", err)
 				}
 				p := l.Parts(got)
 				wantParts := Parts{Time: l.TickTime(tick), Tick: tick, Datacenter: dc, Worker: worker, Node: node, Sequence: seq}
@@ -459,6 +500,8 @@ func TestLayout_InvalidNoPanic(t *testing.T) {
 		_ = l.Last(time.Now())
 		_ = l.Parts(math.MaxUint64)
 		_ = l.Time(math.MaxUint64)
+		_ = l.MaxID()
+		_ = l.CheckID(math.MaxUint64)
 		_ = l.String()
 		_ = l.Equal(Twitter)
 	}

@@ -200,8 +200,8 @@ func newAdminFlagSet(name, synopsis string, af *adminFlags, stderr io.Writer) *f
 
 // sequencePath is the admin path of the named sequence, with rest appended.
 // The names "." and ".." cannot be in a path: the server's router resolves
-// them as path segments, so the request would address no sequence and get
-// a redirect, then a 404 or 405 without JSON.
+// them as path segments, so the request would be redirected to another path
+// and address no sequence (a 404 not_found or 405 method_not_allowed).
 func sequencePath(name, rest string) (string, error) {
 	if name == "." || name == ".." {
 		return "", fmt.Errorf("sequence name %q: not addressable in floed's admin API (its router resolves it as a URL path segment)", name)

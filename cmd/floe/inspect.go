@@ -54,6 +54,9 @@ func inspect(s, format string, l id64.Layout, layoutName string) ([]string, erro
 		if err != nil {
 			return nil, err
 		}
+		if err := l.CheckID(id); err != nil {
+			return nil, err
+		}
 		p := l.Parts(id)
 		return []string{fmt.Sprintf("%s id64 layout=%s time=%s tick=%d datacenter=%d worker=%d sequence=%d",
 			s, layoutName, stamp(p.Time), p.Tick, p.Datacenter, p.Worker, p.Sequence)}, nil

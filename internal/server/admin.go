@@ -31,12 +31,12 @@ const adminTimeout = 10 * time.Second
 //
 // With Config.AdminToken set it is required as a bearer token; without
 // one, only loopback clients are served.
-func (s *Server) adminRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /v1/admin/sequences", s.admin(s.handleAdminList))
-	mux.HandleFunc("POST /v1/admin/sequences", s.admin(s.handleAdminCreate))
-	mux.HandleFunc("DELETE /v1/admin/sequences/{name}", s.admin(s.handleAdminDestroy))
-	mux.HandleFunc("POST /v1/admin/sequences/{name}/attach", s.admin(s.handleAdminAttach))
-	mux.HandleFunc("POST /v1/admin/sequences/{name}/detach", s.admin(s.handleAdminDetach))
+func (s *Server) adminRoutes(rt *router) {
+	rt.handleFunc("GET /v1/admin/sequences", "", s.admin(s.handleAdminList))
+	rt.handleFunc("POST /v1/admin/sequences", "", s.admin(s.handleAdminCreate))
+	rt.handleFunc("DELETE /v1/admin/sequences/{name}", "", s.admin(s.handleAdminDestroy))
+	rt.handleFunc("POST /v1/admin/sequences/{name}/attach", "", s.admin(s.handleAdminAttach))
+	rt.handleFunc("POST /v1/admin/sequences/{name}/detach", "", s.admin(s.handleAdminDetach))
 }
 
 func (s *Server) admin(h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {

@@ -17,6 +17,13 @@ import (
 // is defined in it, with its HTTP handler.
 func adminServer(t *testing.T, cat *workeridtest.MemCatalog, token string) (*Server, http.Handler) {
 	t.Helper()
+	return adminServerWith(t, cat, Config{AdminToken: token})
+}
+
+// adminServerWith is adminServer on cfg, whose clock, sequences, catalog
+// and sources it sets.
+func adminServerWith(t *testing.T, cat *workeridtest.MemCatalog, cfg Config) (*Server, http.Handler) {
+	t.Helper()
 	sc := SequenceConfig{Name: "default"}
 	spec, err := Spec(sc)
 	if err != nil {
@@ -30,13 +37,11 @@ func adminServer(t *testing.T, cat *workeridtest.MemCatalog, token string) (*Ser
 	if sc.Source, err = cat.Source(def); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := newTestServer(t, Config{
-		Clock:      floetest.NewClock(start),
-		Sequences:  []SequenceConfig{sc},
-		Catalog:    cat,
-		Sources:    cat.Source,
-		AdminToken: token,
-	})
+	cfg.Clock = floetest.NewClock(start)
+	cfg.Sequences = []SequenceConfig{sc}
+	cfg.Catalog = cat
+	cfg.Sources = cat.Source
+	s, _ := newTestServer(t, cfg)
 	return s, s.Handler()
 }
 

@@ -268,6 +268,9 @@ func inspect(sc SequenceConfig, s string) (any, error) {
 		return nil, err
 	}
 	l := cmp.Or(sc.Layout, id64.Twitter)
+	if err := l.CheckID(id); err != nil {
+		return nil, err
+	}
 	return struct {
 		ID     id64.ID `json:"id"`
 		Layout string  `json:"layout"`

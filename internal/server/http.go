@@ -15,8 +15,8 @@ import (
 
 // Handler returns the HTTP API:
 //
-//	GET /v1/ids?n=&seq=      n new IDs (JSON {"seq","format","ids":[...]},
-//	                         or one per line with Accept: text/plain)
+//	GET /v1/ids?n=&seq=       n new IDs (JSON {"seq","format","ids":[...]},
+//	                          or one per line with Accept: text/plain)
 //	GET /v1/inspect/{id}?seq= the ID's parts and time
 //	GET /v1/sequences         the sequences and their reservations
 //	GET /healthz              200 while the process runs
@@ -24,31 +24,26 @@ import (
 //	GET /metrics              Prometheus metrics, when a Registry is set
 //	/v1/admin/...             named sequences and attachment (see adminRoutes)
 //
-// A sequence with tokens requires one as "Authorization: Bearer <token>".
-// Errors are JSON {"error": "...", "code": "..."} with a matching status.
+// Every GET route answers HEAD too. A sequence with tokens requires one as
+// "Authorization: Bearer <token>". Errors are JSON {"error": "...", "code":
+// "..."} with a matching status, unknown paths and methods included (see
+// router).
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/ids", s.handleIDs)
-	mux.HandleFunc("GET /v1/inspect/{id}", s.handleInspect)
-	mux.HandleFunc("GET /v1/sequences", s.handleSequences)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	rt := newRouter(s.m.httpRequest)
+	rt.handle("GET /v1/ids", "ids", s.handleIDs, "n", "seq")
+	rt.handle("GET /v1/inspect/{id}", "inspect", s.handleInspect, "seq")
+	rt.handleFunc("GET /v1/sequences", "sequences", s.handleSequences)
+	rt.handleFunc("GET /healthz", "", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok\n"))
 	})
-	mux.HandleFunc("GET /readyz", s.handleReady)
-	s.adminRoutes(mux)
+	rt.handleFunc("GET /readyz", "", s.handleReady)
+	s.adminRoutes(rt)
 	if s.cfg.Registry != nil {
-		mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{Registry: s.cfg.Registry}))
+		h := promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{Registry: s.cfg.Registry})
+		rt.handleFunc("GET /metrics", "", h.ServeHTTP)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET")
-			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use GET, not "+r.Method)
-			return
-		}
-		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
-	})
-	return mux
+	return rt
 }
 
 // httpError is the JSON body of an error reply.
@@ -68,7 +63,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // the API's JSON is not for HTML: & stays &
+	enc.Encode(v)
 }
 
 // authorize checks the bearer token of a request for seq.
@@ -80,10 +77,16 @@ func authorize(r *http.Request, seq *sequence) bool {
 	return ok && seq.hasToken([]byte(token))
 }
 
-// lookup resolves the request's sequence and checks its token, writing the
-// error reply when it fails.
-func (s *Server) lookup(w http.ResponseWriter, r *http.Request, op string) *sequence {
-	seq, err := s.sequence(r.URL.Query().Get("seq"))
+// lookup resolves the request's sequence, named by q["seq"], and checks its
+// token, writing the error reply when it fails.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request, op string, q query) *sequence {
+	name, given := q["seq"]
+	if given && name == "" {
+		s.m.httpRequest(op, "bad_request")
+		writeError(w, http.StatusBadRequest, "bad_request", `seq is empty: name a sequence, or leave seq out for the default one`)
+		return nil
+	}
+	seq, err := s.sequence(name)
 	if err != nil {
 		s.m.httpRequest(op, "unknown_sequence")
 		writeError(w, http.StatusNotFound, "unknown_sequence", err.Error())
@@ -99,28 +102,45 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, op string) *sequ
 	return seq
 }
 
-func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodHead {
-		// A HEAD would issue IDs and throw them away.
-		w.Header().Set("Allow", "GET")
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
+// parseCount reads v, a count of 1..max in ASCII decimal digits: no sign,
+// space or other base.
+func parseCount(v string, max int) (int, bool) {
+	if v == "" {
+		return 0, false
 	}
-	seq := s.lookup(w, r, "ids")
+	n := 0
+	for i := 0; i < len(v); i++ {
+		d := v[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int(d)
+		if n > max {
+			return 0, false
+		}
+	}
+	return n, n >= 1
+}
+
+func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
+	seq := s.lookup(w, r, "ids", q)
 	if seq == nil {
 		return
 	}
 	n := 1
-	if v := r.URL.Query().Get("n"); v != "" {
-		var err error
-		n, err = strconv.Atoi(v)
-		if err != nil || n < 1 || n > s.cfg.MaxHTTPCount {
+	if v, given := q["n"]; given {
+		var ok bool
+		if n, ok = parseCount(v, s.cfg.MaxHTTPCount); !ok {
 			s.m.httpRequest("ids", "bad_request")
 			writeError(w, http.StatusBadRequest, "bad_request", "n must be a count of 1.."+strconv.Itoa(s.cfg.MaxHTTPCount)+", not "+strconv.Quote(v))
 			return
 		}
 	}
 	text := strings.Contains(r.Header.Get("Accept"), "text/plain")
+	if r.Method == http.MethodHead {
+		s.headIDs(w, seq, text)
+		return
+	}
 	if !s.begin() {
 		s.m.httpRequest("ids", "shutdown")
 		writeError(w, http.StatusServiceUnavailable, "shutdown", "the server is shutting down")
@@ -165,8 +185,32 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
-func (s *Server) handleInspect(w http.ResponseWriter, r *http.Request) {
-	seq := s.lookup(w, r, "inspect")
+// headIDs answers a HEAD of /v1/ids as a GET would, but without issuing
+// IDs that nobody would read: 200 when seq is ready (as /readyz), and
+// otherwise the error a GET would meet.
+func (s *Server) headIDs(w http.ResponseWriter, seq *sequence, text bool) {
+	if s.closing.Load() {
+		s.m.httpRequest("ids", "shutdown")
+		writeError(w, http.StatusServiceUnavailable, "shutdown", "the server is shutting down")
+		return
+	}
+	if err := seq.ready(); err != nil {
+		status, code := statusOf(err)
+		s.m.httpRequest("ids", code)
+		writeError(w, status, code, err.Error())
+		return
+	}
+	if text {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+}
+
+func (s *Server) handleInspect(w http.ResponseWriter, r *http.Request, q query) {
+	seq := s.lookup(w, r, "inspect", q)
 	if seq == nil {
 		return
 	}

@@ -23,6 +23,7 @@ func newHTTPServer(t *testing.T, reg *prometheus.Registry) *httptest.Server {
 		{Name: "sno", Format: Format80, Node: 9},
 		{Name: "guid", Format: Format96, Node: 9},
 		{Name: "private", Worker: 6, Tokens: []string{"secret"}},
+		{Name: "discord", Layout: id64.Discord, Worker: 7},
 	}})
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
@@ -138,6 +139,9 @@ func TestHandler_Inspect(t *testing.T) {
 		{"id64", "/v1/inspect/" + id.String(), 200, []string{`"worker":2`, `"datacenter":1`, `"sequence":3`, `"time":"2026-11-22T12:00:00Z"`, `"format":"id64"`}},
 		{"id80", "/v1/inspect/" + id80.MustParse("9q8xk7a2272im222").String() + "?seq=sno", 200, []string{`"format":"id80"`, `"time":"2026-11-22T12:00:00Z"`}},
 		{"garbage", "/v1/inspect/xyz", 400, []string{`"code":"bad_request"`}},
+		{"top bit on a signed layout", "/v1/inspect/9223372036854775808", 400, []string{`"code":"bad_request"`, `9223372036854775808 has the top bit set`}},
+		{"largest uint64 on a signed layout", "/v1/inspect/18446744073709551615", 400, []string{`"code":"bad_request"`, `out of the layout's range`}},
+		{"top bit on an unsigned layout", "/v1/inspect/9223372036854775808?seq=discord", 200, []string{`"tick":2199023255552`, `"time":"2084-09-06T15:47:35.552Z"`, `"worker":0`}},
 		{"unknown sequence", "/v1/inspect/1?seq=nope", 404, []string{`"code":"unknown_sequence"`}},
 	}
 	for _, tc := range tests {
@@ -194,25 +198,69 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 	}
 }
 
-func TestHandler_Methods(t *testing.T) {
-	hs := newHTTPServer(t, nil)
-	for _, tc := range []struct {
-		method, path string
-		status       int
-	}{
-		{"POST", "/v1/ids", 405},
-		{"HEAD", "/v1/ids", 405},
-		{"DELETE", "/healthz", 405},
-		{"GET", "/v2/ids", 404},
-	} {
-		req, _ := http.NewRequest(tc.method, hs.URL+tc.path, nil)
-		resp, err := http.DefaultClient.Do(req)
+func TestHandler_IDsHead(t *testing.T) {
+	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), Sequences: []SequenceConfig{
+		{Name: "default", Worker: 5},
+		{Name: "private", Worker: 6, Tokens: []string{"secret"}},
+	}})
+	h := s.Handler()
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	head := func(t *testing.T, target string, header ...string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodHead, hs.URL+target, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		if resp.StatusCode != tc.status {
-			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, resp.StatusCode, tc.status)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if b, _ := io.ReadAll(resp.Body); len(b) != 0 {
+			t.Errorf("a reply to HEAD has the body %q", b)
+		}
+		return resp
+	}
+	tests := []struct {
+		name   string
+		target string
+		header []string
+		status int
+		ctype  string
+	}{
+		{"json", "/v1/ids?n=1000", nil, 200, "application/json"},
+		{"text", "/v1/ids?n=3", []string{"Accept", "text/plain"}, 200, "text/plain; charset=utf-8"},
+		{"with a token", "/v1/ids?seq=private", []string{"Authorization", "Bearer secret"}, 200, "application/json"},
+		{"n zero", "/v1/ids?n=0", nil, 400, "application/json"},
+		{"a bad query", "/v1/ids?n=1&n=1", nil, 400, "application/json"},
+		{"unknown sequence", "/v1/ids?seq=nope", nil, 404, "application/json"},
+		{"no token", "/v1/ids?seq=private", nil, 401, "application/json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := head(t, tt.target, tt.header...)
+			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != tt.ctype {
+				t.Fatalf("got %d %q, want %d %q", resp.StatusCode, resp.Header.Get("Content-Type"), tt.status, tt.ctype)
+			}
+		})
+	}
+	for _, seq := range s.seqs() {
+		if got := seq.stats().Issued; got != 0 {
+			t.Errorf("sequence %s issued %d IDs for HEAD requests, want 0", seq.name, got)
 		}
 	}
+
+	t.Run("not ready", func(t *testing.T) {
+		if code, body := call(h, http.MethodPost, "/v1/admin/sequences/default/detach", "", loopback, ""); code != http.StatusOK {
+			t.Fatalf("detach: %d %s", code, body)
+		}
+		resp := head(t, "/v1/ids")
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
+			t.Fatalf("got %d, Retry-After %q; want 503 and 1", resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+	})
 }
