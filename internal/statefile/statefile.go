@@ -63,6 +63,8 @@ type File struct {
 	// and the directory fsync succeed.
 	seqs atomic.Pointer[map[string]Sequence] // atomic
 
+	fresh bool // immutable: Open found no state file
+
 	mu     sync.Mutex // serializes writes and Close
 	lock   *os.File   // guarded by mu; nil where the platform has no lock
 	closed bool       // guarded by mu
@@ -103,35 +105,36 @@ func Open(dir string) (*File, error) {
 		return nil, fmt.Errorf("floe: lock state directory %s: %w", dir, err)
 	}
 	f := &File{dir: dir, path: filepath.Join(dir, StateName), lock: lock}
-	seqs, err := f.read()
+	seqs, fresh, err := f.read()
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
+	f.fresh = fresh
 	f.seqs.Store(&seqs)
 	f.removeTemps()
 	return f, nil
 }
 
-// read reads and decodes the state file; a missing file is an empty state.
-func (f *File) read() (map[string]Sequence, error) {
+// read reads and decodes the state file; a missing file is an empty state
+// and fresh.
+func (f *File) read() (seqs map[string]Sequence, fresh bool, err error) {
 	b, err := os.ReadFile(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A dangling symlink also reads as missing: only a path with
 		// nothing at all behind it is a fresh start.
 		if _, lerr := os.Lstat(f.path); errors.Is(lerr, fs.ErrNotExist) {
-			return map[string]Sequence{}, nil
+			return map[string]Sequence{}, true, nil
 		}
-		return nil, fmt.Errorf("floe: read state file %s: a symlink to a missing file: %w; %s", f.path, err, refuse)
+		return nil, false, fmt.Errorf("floe: read state file %s: a symlink to a missing file: %w; %s", f.path, err, refuse)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("floe: read state file %s: %w; %s", f.path, err, refuse)
+		return nil, false, fmt.Errorf("floe: read state file %s: %w; %s", f.path, err, refuse)
 	}
-	seqs, err := decode(b)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v; %s", ErrCorrupt, f.path, err, refuse)
+	if seqs, err = decode(b); err != nil {
+		return nil, false, fmt.Errorf("%w: %s: %v; %s", ErrCorrupt, f.path, err, refuse)
 	}
-	return seqs, nil
+	return seqs, false, nil
 }
 
 // removeTemps removes temporary files left by a write that crashed before
@@ -146,6 +149,11 @@ func (f *File) removeTemps() {
 
 // Path returns the path of the state file.
 func (f *File) Path() string { return f.path }
+
+// Fresh reports whether Open found no state file: a first start in this
+// directory, or one whose file was lost. Nothing then says which IDs the
+// directory's worker IDs issued before.
+func (f *File) Fresh() bool { return f.fresh }
 
 // Sequence returns the recorded state of the named sequence, and whether
 // there is one.

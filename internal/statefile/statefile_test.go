@@ -158,6 +158,9 @@ func TestFile_RoundTrip(t *testing.T) {
 			if got := f.Sequences(); len(got) != 0 {
 				t.Errorf("fresh Sequences() = %v, want none", got)
 			}
+			if !f.Fresh() {
+				t.Error("Fresh() = false in a new directory")
+			}
 			for _, name := range slices.Sorted(maps.Keys(tc.puts)) {
 				if err := f.Put(name, tc.puts[name]); err != nil {
 					t.Fatal(err)
@@ -167,6 +170,10 @@ func TestFile_RoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			f = open(t, dir)
+			// Only a Put writes the file.
+			if got, want := f.Fresh(), len(tc.puts) == 0; got != want {
+				t.Errorf("after reopen Fresh() = %v, want %v", got, want)
+			}
 			if got := f.Sequences(); !equalState(got, tc.puts) {
 				t.Errorf("after reopen got %v, want %v", got, tc.puts)
 			}
