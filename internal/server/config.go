@@ -99,9 +99,10 @@ type Config struct {
 	MaxWait  time.Duration
 	// Window is how long one reservation write lasts: while serving, the
 	// keeper writes about once per window, reserving up to one and a half
-	// windows ahead of the clock. Zero means 2 s. A crash costs up to one
-	// and a half windows of waiting (policy Wait) or of running ahead
-	// (Borrow) at the worker ID's next start.
+	// windows ahead of the clock. Zero means 2 s; otherwise it is at least
+	// MinWindow. A crash costs up to one and a half windows of waiting
+	// (policy Wait) or of running ahead (Borrow) at the worker ID's next
+	// start.
 	Window time.Duration
 	// ClaimTimeout bounds one claim of a worker ID and one reservation
 	// write; zero means 5 s.
@@ -137,10 +138,11 @@ const (
 	defaultMaxHTTPCount = 1000
 	defaultMaxWait      = 5 * time.Second
 	defaultClaimTimeout = 5 * time.Second
-	// minWindow keeps the keeper from writing the store more than a few
-	// hundred times a second.
-	minWindow = 10 * time.Millisecond
 )
+
+// MinWindow is the shortest Config.Window: it keeps the keeper from writing
+// the store more than a few hundred times a second.
+const MinWindow = 10 * time.Millisecond
 
 func (c *Config) setDefaults() {
 	if c.Clock == nil {
@@ -176,8 +178,8 @@ func (c *Config) validate() error {
 	switch {
 	case len(c.Sequences) == 0:
 		return fmt.Errorf("%w: no sequences", ErrConfig)
-	case c.Window < minWindow:
-		return fmt.Errorf("%w: reservation window %v is below %v", ErrConfig, c.Window, minWindow)
+	case c.Window < MinWindow:
+		return fmt.Errorf("%w: reservation window %v is below %v", ErrConfig, c.Window, MinWindow)
 	case c.MaxConns < 0 || c.AuthTimeout < 0 || c.IdleTimeout < 0 || c.MaxHTTPCount < 0 || c.MaxAhead < 0 || c.MaxWait < 0 || c.ClaimTimeout < 0:
 		return fmt.Errorf("%w: negative limit", ErrConfig)
 	}
