@@ -16,15 +16,15 @@ import (
 
 // The flag.Values of floed's flags. Each parses its flag and its FLOE_*
 // variable alike, checks the range it accepts, and says in its error what
-// it wants; the flag package and envVar add the flag's or the variable's
-// name and the value given.
+// it wants; the flag package and setFromEnv add the flag's or the
+// variable's name and the value given.
 //
 // Their String methods also run on a zero Value (flag.PrintDefaults
 // compares a default with a zero Value's), so they tolerate a nil pointer.
 
 // uintFlag is an unsigned decimal integer: digits only, without a sign, a
-// base prefix, spaces or a leading zero. flag.Uint64Var reads 010 as 8 and
-// 0x1f as 31, where the variables used to read decimal; a worker ID that
+// base prefix, spaces or a leading zero. flag.Uint64Var (and noeqd) would
+// read 010 as 8 and 0x1f as 31 where a person may mean 10; a worker ID that
 // could be read two ways is refused rather than guessed.
 type uintFlag struct{ p *uint64 }
 
