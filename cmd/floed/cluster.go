@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -55,17 +54,8 @@ func (c *Config) validCluster() error {
 		return errors.New("--worker and --datacenter are for a single node: in a cluster (--etcd or --redis) the worker ID is claimed")
 	case !c.TimeOfDeath.IsZero():
 		return errors.New("--time-of-death is for a single node: in a cluster the reservations live in the coordinator")
-	case !workerid.ValidName(c.Cluster):
-		return fmt.Errorf("--cluster %q: want 1..64 bytes of [A-Za-z0-9_.-], not \".\" or \"..\"", c.Cluster)
-	case c.LeaseTTL < time.Second:
-		return fmt.Errorf("--lease-ttl %v: want at least 1s", c.LeaseTTL)
 	case c.RedisUnsafe && c.Redis == "":
 		return errors.New("--redis-unsafe without --redis")
-	}
-	for _, ep := range c.Etcd {
-		if ep == "" {
-			return fmt.Errorf("--etcd %q: an empty endpoint", strings.Join(c.Etcd, ","))
-		}
 	}
 	return nil
 }

@@ -1,20 +1,21 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/server"
+	"github.com/floeid/floe/workerid"
 )
 
 // Config is floed's configuration, from flags and FLOE_* environment
@@ -40,7 +41,7 @@ type Config struct {
 	MaxHTTPIDs  int
 	Shutdown    time.Duration
 	LogFormat   string
-	LogLevel    string
+	LogLevel    slog.Level
 	ClockOffset time.Duration // for tests: shifts the clock
 	Version     bool
 
@@ -54,59 +55,15 @@ type Config struct {
 	AdminToken  string
 }
 
-// listFlag is a repeatable flag; values given in the environment are a
-// comma-separated list.
-type listFlag struct {
-	vals    *[]string
-	fromEnv bool
-}
-
-func (l *listFlag) String() string {
-	if l.vals == nil {
-		return ""
-	}
-	return strings.Join(*l.vals, ",")
-}
-
-func (l *listFlag) Set(v string) error {
-	if l.fromEnv { // the first flag replaces the environment's list
-		*l.vals, l.fromEnv = nil, false
-	}
-	*l.vals = append(*l.vals, v)
-	return nil
-}
-
-// timeFlag is a time of death: Unix milliseconds (noeqd's -t) or RFC 3339.
-type timeFlag struct{ t *time.Time }
-
-func (f timeFlag) String() string {
-	if f.t == nil || f.t.IsZero() {
-		return ""
-	}
-	return f.t.Format(time.RFC3339Nano)
-}
-
-func (f timeFlag) Set(v string) error {
-	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
-		*f.t = time.UnixMilli(ms)
-		return nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return fmt.Errorf("want Unix milliseconds or an RFC 3339 time, not %q", v)
-	}
-	*f.t = t
-	return nil
-}
-
 // defaultStateDir is where the reservations live without --state:
 // systemd's $STATE_DIRECTORY, else $XDG_STATE_HOME/floed, else
-// ~/.local/state/floed.
-func defaultStateDir() string {
-	if d := os.Getenv("STATE_DIRECTORY"); d != "" {
+// ~/.local/state/floed. An empty variable counts as unset here: these
+// belong to systemd and XDG, not to floed.
+func defaultStateDir(lookup func(string) (string, bool)) string {
+	if d, _ := lookup("STATE_DIRECTORY"); d != "" {
 		return strings.Split(d, ":")[0]
 	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+	if d, _ := lookup("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "floed")
 	}
 	if home, err := os.UserHomeDir(); err == nil {
@@ -115,110 +72,252 @@ func defaultStateDir() string {
 	return filepath.Join(os.TempDir(), "floed-state")
 }
 
-// ParseFlags parses args and the environment into c.
-func (c *Config) ParseFlags(args []string, getenv func(string) string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("floed", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
-	envDur := func(name string, def time.Duration) time.Duration {
-		if d, err := time.ParseDuration(getenv(name)); err == nil {
-			return d
-		}
-		return def
-	}
-	envUint := func(name string) uint64 {
-		v, _ := strconv.ParseUint(getenv(name), 10, 64)
-		return v
-	}
-	envInt := func(name string) int {
-		v, _ := strconv.Atoi(getenv(name))
-		return v
-	}
-	envList := func(name string) []string {
-		if v := getenv(name); v != "" {
-			return strings.Split(v, ",")
-		}
-		return nil
-	}
-	// Both names of a flag share one variable: noeqd's short ones and the
-	// long ones.
-	str := func(p *string, short, long, envName, def, usage string) {
-		*p = env(envName, def)
-		if short != "" {
-			fs.StringVar(p, short, *p, "same as --"+long)
-		}
-		fs.StringVar(p, long, *p, usage+" ($"+envName+")")
-	}
-	num := func(p *uint64, short, long, envName, usage string) {
-		*p = envUint(envName)
-		fs.Uint64Var(p, short, *p, "same as --"+long)
-		fs.Uint64Var(p, long, *p, usage+" ($"+envName+")")
-	}
+// envVars names the FLOE_* variable of each flag that has one. Before the
+// command line is parsed, each variable that is set is given to its flag
+// (fs.Set), so that it is parsed by the flag's own code, and a flag on the
+// command line then wins. A malformed variable is an error even when its
+// flag is also given. A list flag (listFlag) takes its variable as a
+// comma-separated list, which the first such flag replaces.
+//
+// A variable that is set is its flag given that value, even when empty:
+// FLOE_LISTEN= turns the listener off as --listen "" does, and FLOE_WORKER=
+// is an error as --worker "" is. Only an unset variable leaves the default,
+// so a variable that a template left empty never passes for worker 0.
+//
+// A new flag with a variable needs its definition in flagSet and one entry
+// here; "floed -h" lists the variable after the flag's usage.
+var envVars = []struct{ flag, name string }{
+	{"listen", "FLOE_LISTEN"},
+	{"http", "FLOE_HTTP"},
+	{"state", "FLOE_STATE"},
+	{"worker", "FLOE_WORKER"},
+	{"datacenter", "FLOE_DATACENTER"},
+	{"layout", "FLOE_LAYOUT"},
+	{"time-of-death", "FLOE_TIME_OF_DEATH"},
+	{"clock-policy", "FLOE_CLOCK_POLICY"},
+	{"max-ahead", "FLOE_MAX_AHEAD"},
+	{"max-wait", "FLOE_MAX_WAIT"},
+	{"reserve-window", "FLOE_RESERVE_WINDOW"},
+	{"seq", "FLOE_SEQUENCES"},
+	{"token", "FLOE_TOKENS"},
+	{"max-conns", "FLOE_MAX_CONNS"},
+	{"auth-timeout", "FLOE_AUTH_TIMEOUT"},
+	{"idle-timeout", "FLOE_IDLE_TIMEOUT"},
+	{"max-http-ids", "FLOE_MAX_HTTP_IDS"},
+	{"shutdown-timeout", "FLOE_SHUTDOWN_TIMEOUT"},
+	{"log-format", "FLOE_LOG_FORMAT"},
+	{"log-level", "FLOE_LOG_LEVEL"},
+	{"clock-offset", "FLOE_CLOCK_OFFSET"},
+	{"etcd", "FLOE_ETCD"},
+	{"redis", "FLOE_REDIS"},
+	{"cluster", "FLOE_CLUSTER"},
+	{"lease-ttl", "FLOE_LEASE_TTL"},
+	{"owner", "FLOE_OWNER"},
+	{"redis-unsafe", "FLOE_REDIS_UNSAFE"},
+	{"admin-token", "FLOE_ADMIN_TOKEN"},
+}
 
-	str(&c.Listen, "l", "listen", "FLOE_LISTEN", "0.0.0.0:4444", "binary (noeq) protocol address; empty disables it")
-	str(&c.HTTP, "", "http", "FLOE_HTTP", "0.0.0.0:4445", "HTTP address (API, health, metrics); empty disables it")
-	str(&c.StateDir, "", "state", "FLOE_STATE", defaultStateDir(), "directory of the reservation state file")
-	num(&c.Worker, "w", "worker", "FLOE_WORKER", "worker id")
-	num(&c.Datacenter, "d", "datacenter", "FLOE_DATACENTER", "datacenter id")
-	str(&c.Layout, "", "layout", "FLOE_LAYOUT", "twitter", "id64 layout of the default sequence: twitter, icicle, instagram, discord or snowcast-N")
-	if v := getenv("FLOE_TIME_OF_DEATH"); v != "" {
-		if err := (timeFlag{&c.TimeOfDeath}).Set(v); err != nil {
-			return fmt.Errorf("$FLOE_TIME_OF_DEATH: %w", err)
+// tokenVars hold the default sequence's token, which has no flag: floe's
+// name, then noeqd's. Both are checked when set; the first one set wins.
+var tokenVars = []string{"FLOE_TOKEN", "NOEQ_TOKEN"}
+
+// ParseFlags parses args and the environment, read with lookup (as
+// os.LookupEnv does), into c; see envVars for how a variable and its flag
+// combine.
+func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), stderr io.Writer) error {
+	fs := c.flagSet(lookup, stderr)
+	for _, v := range envVars {
+		if err := setFromEnv(fs, v.flag, v.name, lookup); err != nil {
+			return err
 		}
 	}
-	fs.Var(timeFlag{&c.TimeOfDeath}, "t", "same as --time-of-death")
-	fs.Var(timeFlag{&c.TimeOfDeath}, "time-of-death", "issue nothing at or before this time: Unix ms or RFC 3339, as noeqd's -t ($FLOE_TIME_OF_DEATH)")
-	policy := env("FLOE_CLOCK_POLICY", "wait")
-	fs.StringVar(&policy, "clock-policy", policy, "when the clock runs backwards: wait, fail or borrow ($FLOE_CLOCK_POLICY)")
-	fs.DurationVar(&c.MaxAhead, "max-ahead", envDur("FLOE_MAX_AHEAD", time.Second), "how far policy borrow runs ahead of the clock ($FLOE_MAX_AHEAD)")
-	fs.DurationVar(&c.MaxWait, "max-wait", envDur("FLOE_MAX_WAIT", 5*time.Second), "longest wait for the clock or the reservation before a request fails ($FLOE_MAX_WAIT)")
-	fs.DurationVar(&c.Window, "reserve-window", envDur("FLOE_RESERVE_WINDOW", 2*time.Second), "how far ahead of the clock the durable reservation reaches ($FLOE_RESERVE_WINDOW)")
-	c.Sequences = envList("FLOE_SEQUENCES")
-	fs.Var(&listFlag{&c.Sequences, c.Sequences != nil}, "seq", "an extra named sequence, name=format[:layout] (format id64, id80 or id96), repeatable ($FLOE_SEQUENCES, comma-separated)")
-	c.Tokens = envList("FLOE_TOKENS")
-	fs.Var(&listFlag{&c.Tokens, c.Tokens != nil}, "token", "a token selecting a sequence, seq=token, repeatable ($FLOE_TOKENS, comma-separated)")
-	c.Token = env("FLOE_TOKEN", getenv("NOEQ_TOKEN"))
-	c.MaxConns = envInt("FLOE_MAX_CONNS")
-	fs.IntVar(&c.MaxConns, "max-conns", cmp.Or(c.MaxConns, 4096), "most open binary connections ($FLOE_MAX_CONNS)")
-	fs.DurationVar(&c.AuthTimeout, "auth-timeout", envDur("FLOE_AUTH_TIMEOUT", 5*time.Second), "time to complete the auth frame ($FLOE_AUTH_TIMEOUT)")
-	fs.DurationVar(&c.IdleTimeout, "idle-timeout", envDur("FLOE_IDLE_TIMEOUT", 5*time.Minute), "close binary connections idle this long ($FLOE_IDLE_TIMEOUT)")
-	c.MaxHTTPIDs = envInt("FLOE_MAX_HTTP_IDS")
-	fs.IntVar(&c.MaxHTTPIDs, "max-http-ids", cmp.Or(c.MaxHTTPIDs, 1000), "most IDs per HTTP request ($FLOE_MAX_HTTP_IDS)")
-	fs.DurationVar(&c.Shutdown, "shutdown-timeout", envDur("FLOE_SHUTDOWN_TIMEOUT", 10*time.Second), "time a graceful shutdown waits for in-flight replies ($FLOE_SHUTDOWN_TIMEOUT)")
-	str(&c.LogFormat, "", "log-format", "FLOE_LOG_FORMAT", "text", "log format: text or json")
-	str(&c.LogLevel, "", "log-level", "FLOE_LOG_LEVEL", "info", "log level: debug, info, warn or error")
-	fs.DurationVar(&c.ClockOffset, "clock-offset", envDur("FLOE_CLOCK_OFFSET", 0), "for tests only: shift the clock by this much, e.g. -1h ($FLOE_CLOCK_OFFSET)")
-	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
-	c.Etcd = envList("FLOE_ETCD")
-	fs.Func("etcd", "claim worker IDs from this etcd cluster: host:port,... ($FLOE_ETCD)", func(v string) error {
-		c.Etcd = strings.Split(v, ",")
-		return nil
-	})
-	str(&c.Redis, "", "redis", "FLOE_REDIS", "", "claim worker IDs from this Redis server, host:port (it must run AOF with appendfsync always, without replicas)")
-	str(&c.Cluster, "", "cluster", "FLOE_CLUSTER", "default", "the cluster's name: nodes with the same coordinator and name share worker IDs and sequences")
-	fs.DurationVar(&c.LeaseTTL, "lease-ttl", envDur("FLOE_LEASE_TTL", 10*time.Second), "time to live of a claimed worker ID: how soon a dead node's ID is claimed again ($FLOE_LEASE_TTL)")
-	host, _ := os.Hostname()
-	str(&c.Owner, "", "owner", "FLOE_OWNER", host, "this node's name in the coordinator; a restarted node prefers the worker ID its name held last")
-	c.RedisUnsafe = getenv("FLOE_REDIS_UNSAFE") == "true" || getenv("FLOE_REDIS_UNSAFE") == "1"
-	fs.BoolVar(&c.RedisUnsafe, "redis-unsafe", c.RedisUnsafe, "run on a Redis server that fails the safety check (no AOF, appendfsync not always, replicas), accepting duplicate IDs after its crash or failover ($FLOE_REDIS_UNSAFE)")
-	str(&c.AdminToken, "", "admin-token", "FLOE_ADMIN_TOKEN", "", "bearer token of the admin API (/v1/admin/); without one only loopback clients may use it")
+	for _, name := range tokenVars {
+		v, ok := lookup(name)
+		if !ok {
+			continue
+		}
+		if err := checkToken(v); err != nil {
+			return fmt.Errorf("$%s: %w", name, err)
+		}
+		if c.Token == "" {
+			c.Token = v
+		}
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
-	p, err := floe.ParsePolicy(policy)
-	if err != nil || p == floe.TickTock {
-		return fmt.Errorf("--clock-policy %q: want wait, fail or borrow", policy)
-	}
-	c.Policy = p
 	return c.validCluster()
+}
+
+// setFromEnv gives the variable name, when set, to its flag.
+func setFromEnv(fs *flag.FlagSet, flagName, name string, lookup func(string) (string, bool)) error {
+	v, ok := lookup(name)
+	if !ok {
+		return nil
+	}
+	f := fs.Lookup(flagName)
+	if f == nil {
+		return fmt.Errorf("$%s: no flag --%s", name, flagName)
+	}
+	var err error
+	list, isList := f.Value.(*listFlag)
+	if isList {
+		err = list.setEnv(v)
+	} else {
+		err = fs.Set(flagName, v)
+	}
+	if err == nil {
+		return nil
+	}
+	if isList && list.secret {
+		return fmt.Errorf("$%s (--%s): %w", name, flagName, err)
+	}
+	return fmt.Errorf("$%s=%q (--%s): %w", name, v, flagName, err)
+}
+
+// flagSet defines floed's flags on c, each with its default, and names
+// their variables in their usage.
+func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("floed", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	// alias gives a flag noeqd's one-letter name too.
+	alias := func(short, long string) {
+		f := fs.Lookup(long)
+		arg, _ := flag.UnquoteUsage(f)
+		fs.Var(f.Value, short, "same as --"+long+" `"+arg+"`")
+	}
+	dur := func(p *time.Duration, name string, def, min time.Duration, usage string) {
+		*p = def
+		fs.Var(durationFlag{p, min}, name, usage)
+	}
+
+	c.Listen = "0.0.0.0:4444"
+	fs.Var(addrFlag{&c.Listen, true}, "listen", "binary (noeq) protocol `address`; empty disables it")
+	alias("l", "listen")
+	c.HTTP = "0.0.0.0:4445"
+	fs.Var(addrFlag{&c.HTTP, true}, "http", "HTTP `address` (API, health, metrics); empty disables it")
+	c.StateDir = defaultStateDir(lookup)
+	fs.Var(textFlag{&c.StateDir, "a directory", nil}, "state", "`directory` of the reservation state file")
+	fs.Var(uintFlag{&c.Worker}, "worker", "worker `id`")
+	alias("w", "worker")
+	fs.Var(uintFlag{&c.Datacenter}, "datacenter", "datacenter `id`")
+	alias("d", "datacenter")
+	c.Layout = "twitter"
+	fs.Var(layoutFlag{&c.Layout}, "layout", "id64 `layout` of the default sequence: twitter, icicle, instagram, discord or snowcast-N")
+	fs.Var(timeFlag{&c.TimeOfDeath}, "time-of-death", "issue nothing at or before this `time`: Unix ms or RFC 3339, as noeqd's -t")
+	alias("t", "time-of-death")
+	c.Policy = floe.Wait
+	fs.Var(policyFlag{&c.Policy}, "clock-policy", "clock `policy` when the clock runs backwards: wait (the default), fail or borrow")
+	dur(&c.MaxAhead, "max-ahead", time.Second, positive, "the `duration` policy borrow may run ahead of the clock")
+	dur(&c.MaxWait, "max-wait", 5*time.Second, positive, "the longest `duration` a request waits for the clock or the reservation before it fails")
+	dur(&c.Window, "reserve-window", 2*time.Second, server.MinWindow, "how far ahead of the clock the durable reservation reaches, a `duration` of at least "+server.MinWindow.String())
+	fs.Var(&listFlag{vals: &c.Sequences, check: checkSeq}, "seq", "an extra named sequence, `name=format[:layout]` (format id64, id80 or id96), repeatable")
+	fs.Var(&listFlag{vals: &c.Tokens, check: checkSeqToken, secret: true}, "token", "a token selecting a sequence, `seq=token`, repeatable")
+	c.MaxConns = 4096
+	fs.Var(intFlag{&c.MaxConns, 1}, "max-conns", "the largest `number` of open binary connections")
+	dur(&c.AuthTimeout, "auth-timeout", 5*time.Second, positive, "the `duration` a client has to complete the auth frame")
+	dur(&c.IdleTimeout, "idle-timeout", 5*time.Minute, positive, "close binary connections idle for this `duration`")
+	c.MaxHTTPIDs = 1000
+	fs.Var(intFlag{&c.MaxHTTPIDs, 1}, "max-http-ids", "the largest `number` of IDs per HTTP request")
+	dur(&c.Shutdown, "shutdown-timeout", 10*time.Second, positive, "the longest `duration` a graceful shutdown waits for in-flight replies")
+	c.LogFormat = "text"
+	fs.Var(choiceFlag{&c.LogFormat, []string{"text", "json"}}, "log-format", "log `format`: text or json")
+	c.LogLevel = slog.LevelInfo
+	fs.Var(levelFlag{&c.LogLevel}, "log-level", "log `level`: debug, info, warn or error")
+	dur(&c.ClockOffset, "clock-offset", 0, anyDuration, "for tests only: shift the clock by this `duration`, e.g. -1h")
+	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
+	fs.Func("etcd", "claim worker IDs from this etcd cluster: `host:port,...`", func(v string) error {
+		eps := strings.Split(v, ",")
+		if slices.Contains(eps, "") {
+			return errors.New("want host:port,... without an empty endpoint")
+		}
+		c.Etcd = eps
+		return nil
+	})
+	fs.Var(addrFlag{&c.Redis, false}, "redis", "claim worker IDs from this Redis server, `host:port` (it must run AOF with appendfsync always, without replicas)")
+	c.Cluster = "default"
+	fs.Var(textFlag{&c.Cluster, `1 to 64 bytes of [A-Za-z0-9_.-], not "." or ".."`, workerid.ValidName}, "cluster", "the cluster's `name`: nodes with the same coordinator and name share worker IDs and sequences")
+	dur(&c.LeaseTTL, "lease-ttl", 10*time.Second, minLeaseTTL, "time to live of a claimed worker ID, a `duration` of at least "+minLeaseTTL.String()+": how soon a dead node's ID is claimed again")
+	host, _ := os.Hostname()
+	fs.StringVar(&c.Owner, "owner", host, "this node's name in the coordinator; a restarted node prefers the worker ID its name held last")
+	fs.Var(boolFlag{&c.RedisUnsafe}, "redis-unsafe", "run on a Redis server that fails the safety check (no AOF, appendfsync not always, replicas), accepting duplicate IDs after its crash or failover")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token of the admin API (/v1/admin/); without one only loopback clients may use it")
+
+	for _, v := range envVars {
+		if f := fs.Lookup(v.flag); f != nil {
+			if _, ok := f.Value.(*listFlag); ok {
+				f.Usage += " ($" + v.name + ", comma-separated)"
+			} else {
+				f.Usage += " ($" + v.name + ")"
+			}
+		}
+	}
+	return fs
+}
+
+// minLeaseTTL is the shortest --lease-ttl: a shorter lease would expire
+// under an ordinary network hiccup or garbage-collection pause.
+const minLeaseTTL = time.Second
+
+// maxToken is the longest token: the auth frame gives it one length byte.
+const maxToken = 255
+
+// checkToken checks a token; its error never repeats the token.
+func checkToken(token string) error {
+	if len(token) == 0 || len(token) > maxToken {
+		return fmt.Errorf("want a token of 1 to %d bytes, not %d", maxToken, len(token))
+	}
+	return nil
+}
+
+// parseSeqToken parses a --token value, seq=token.
+func parseSeqToken(v string) (seq, token string, err error) {
+	seq, token, ok := strings.Cut(v, "=")
+	if !ok {
+		return "", "", errors.New("want seq=token")
+	}
+	if err := checkToken(token); err != nil {
+		return "", "", fmt.Errorf("seq=token: %w", err)
+	}
+	return seq, token, nil
+}
+
+func checkSeqToken(v string) error {
+	_, _, err := parseSeqToken(v)
+	return err
+}
+
+// parseSeq parses a --seq definition, name=format[:layout], leaving its
+// node to sequences.
+func parseSeq(def string) (server.SequenceConfig, error) {
+	name, spec, ok := strings.Cut(def, "=")
+	if !ok || name == "" {
+		return server.SequenceConfig{}, errors.New("want name=format[:layout]")
+	}
+	format, layoutName, _ := strings.Cut(spec, ":")
+	sc := server.SequenceConfig{Name: name, Format: server.Format(format)}
+	switch sc.Format {
+	case server.Format64:
+		var err error
+		if sc.Layout, err = id64.LayoutByName(layoutName); err != nil {
+			return sc, err
+		}
+	case server.Format80, server.Format96:
+		if layoutName != "" {
+			return sc, errors.New("only id64 takes a layout")
+		}
+	default:
+		return sc, fmt.Errorf("format %q: want id64, id80 or id96", format)
+	}
+	return sc, nil
+}
+
+func checkSeq(def string) error {
+	_, err := parseSeq(def)
+	return err
 }
 
 // sequences returns the server's sequences: "default" (id64 with the
@@ -235,17 +334,12 @@ func (c *Config) sequences() ([]server.SequenceConfig, error) {
 		seqs[0].Tokens = []string{c.Token}
 	}
 	for _, def := range c.Sequences {
-		name, spec, ok := strings.Cut(def, "=")
-		if !ok || name == "" {
-			return nil, fmt.Errorf("--seq %q: want name=format[:layout]", def)
+		sc, err := parseSeq(def)
+		if err != nil {
+			return nil, fmt.Errorf("--seq %q: %w", def, err)
 		}
-		format, layoutName, _ := strings.Cut(spec, ":")
-		sc := server.SequenceConfig{Name: name, Format: server.Format(format)}
 		switch sc.Format {
 		case server.Format64:
-			if sc.Layout, err = id64.LayoutByName(layoutName); err != nil {
-				return nil, fmt.Errorf("--seq %q: %w", def, err)
-			}
 			sc.Datacenter, sc.Worker = c.Datacenter, c.Worker
 		case server.Format80:
 			if c.Datacenter > 255 || c.Worker > 255 {
@@ -257,18 +351,13 @@ func (c *Config) sequences() ([]server.SequenceConfig, error) {
 				return nil, fmt.Errorf("--seq %q: id96 nodes are (datacenter<<16|worker)+1, each 0..65535", def)
 			}
 			sc.Node = (c.Datacenter<<16 | c.Worker) + 1
-		default:
-			return nil, fmt.Errorf("--seq %q: format %q: want id64, id80 or id96", def, format)
-		}
-		if layoutName != "" && sc.Format != server.Format64 {
-			return nil, fmt.Errorf("--seq %q: only id64 takes a layout", def)
 		}
 		seqs = append(seqs, sc)
 	}
 	for _, t := range c.Tokens {
-		name, token, ok := strings.Cut(t, "=")
-		if !ok || token == "" {
-			return nil, fmt.Errorf("--token: want seq=token")
+		name, token, err := parseSeqToken(t)
+		if err != nil {
+			return nil, fmt.Errorf("--token: %w", err)
 		}
 		found := false
 		for i := range seqs {

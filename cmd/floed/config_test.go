@@ -1,12 +1,26 @@
 package main
 
 import (
+	"flag"
 	"io"
+	"log/slog"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe"
 )
+
+// envLookup is a lookup func over env, as os.LookupEnv over the environment.
+func envLookup(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}
+}
 
 func TestConfig_ParseFlagsCluster(t *testing.T) {
 	tests := []struct {
@@ -54,8 +68,8 @@ func TestConfig_ParseFlagsCluster(t *testing.T) {
 		{name: "a worker in a cluster", args: []string{"--etcd", "e:2379", "-w", "3"}, wantErr: "worker ID is claimed"},
 		{name: "a datacenter in a cluster", args: []string{"--redis", "r:6379", "-d", "1"}, wantErr: "worker ID is claimed"},
 		{name: "time of death in a cluster", args: []string{"--etcd", "e:2379", "-t", "1700000000000"}, wantErr: "single node"},
-		{name: "bad cluster name", args: []string{"--etcd", "e:2379", "--cluster", "a/b"}, wantErr: "--cluster"},
-		{name: "short lease", args: []string{"--etcd", "e:2379", "--lease-ttl", "500ms"}, wantErr: "--lease-ttl"},
+		{name: "bad cluster name", args: []string{"--etcd", "e:2379", "--cluster", "a/b"}, wantErr: "-cluster"},
+		{name: "short lease", args: []string{"--etcd", "e:2379", "--lease-ttl", "500ms"}, wantErr: "-lease-ttl"},
 		{name: "unsafe without redis", args: []string{"--redis-unsafe"}, wantErr: "without --redis"},
 		{name: "unsafe with etcd", args: []string{"--etcd", "e:2379", "--redis-unsafe"}, wantErr: "without --redis"},
 		{name: "empty endpoint", args: []string{"--etcd", "e:2379,"}, wantErr: "empty endpoint"},
@@ -63,7 +77,7 @@ func TestConfig_ParseFlagsCluster(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var c Config
-			err := c.ParseFlags(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			err := c.ParseFlags(tt.args, envLookup(tt.env), io.Discard)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("ParseFlags(%q) = %v, want an error with %q", tt.args, err, tt.wantErr)
@@ -78,4 +92,315 @@ func TestConfig_ParseFlagsCluster(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setting returns c's field named name, for comparing with want.
+func setting(c *Config, name string) any {
+	return reflect.ValueOf(c).Elem().FieldByName(name).Interface()
+}
+
+// sameSetting reports whether got and want are equal; times are equal when
+// they are the same instant.
+func sameSetting(got, want any) bool {
+	if g, ok := got.(time.Time); ok {
+		w, ok := want.(time.Time)
+		return ok && g.Equal(w)
+	}
+	return reflect.DeepEqual(got, want)
+}
+
+// anyValue are the variables every string is good for (an empty owner
+// means the host's name; an empty admin token, loopback clients only).
+var anyValue = []string{"FLOE_OWNER", "FLOE_ADMIN_TOKEN"}
+
+// TestConfig_ParseFlagsEnv gives every variable good and bad values, each
+// once as the variable and once as its flag: both must agree.
+func TestConfig_ParseFlagsEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     string
+		value   string
+		with    map[string]string // other variables the value needs
+		field   string            // the Config field it sets
+		want    any
+		wantErr string
+	}{
+		{name: "listen address", env: "FLOE_LISTEN", value: "127.0.0.1:4000", field: "Listen", want: "127.0.0.1:4000"},
+		{name: "listen port only", env: "FLOE_LISTEN", value: ":4000", field: "Listen", want: ":4000"},
+		{name: "listen empty turns it off", env: "FLOE_LISTEN", value: "", field: "Listen", want: ""},
+		{name: "listen without a port", env: "FLOE_LISTEN", value: "127.0.0.1", wantErr: "want host:port"},
+		{name: "listen port out of range", env: "FLOE_LISTEN", value: ":99999", wantErr: "want host:port"},
+		{name: "http address", env: "FLOE_HTTP", value: "[::1]:8080", field: "HTTP", want: "[::1]:8080"},
+		{name: "http empty turns it off", env: "FLOE_HTTP", value: "", field: "HTTP", want: ""},
+		{name: "http not an address", env: "FLOE_HTTP", value: "localhost", wantErr: "want host:port"},
+		{name: "state directory", env: "FLOE_STATE", value: "/var/lib/floed", field: "StateDir", want: "/var/lib/floed"},
+		{name: "state empty", env: "FLOE_STATE", value: "", wantErr: "want a directory"},
+		{name: "worker", env: "FLOE_WORKER", value: "7", field: "Worker", want: uint64(7)},
+		{name: "worker zero", env: "FLOE_WORKER", value: "0", field: "Worker", want: uint64(0)},
+		{name: "worker not a number", env: "FLOE_WORKER", value: "abc", wantErr: "want an unsigned decimal integer"},
+		{name: "worker with a suffix", env: "FLOE_WORKER", value: "3x", wantErr: "want an unsigned decimal integer"},
+		{name: "worker negative", env: "FLOE_WORKER", value: "-1", wantErr: "want an unsigned decimal integer"},
+		{name: "worker with a space", env: "FLOE_WORKER", value: " 3", wantErr: "want an unsigned decimal integer"},
+		{name: "worker with a plus", env: "FLOE_WORKER", value: "+3", wantErr: "want an unsigned decimal integer"},
+		{name: "worker with a leading zero", env: "FLOE_WORKER", value: "010", wantErr: "no leading zero"},
+		{name: "worker in hexadecimal", env: "FLOE_WORKER", value: "0x1f", wantErr: "want an unsigned decimal integer"},
+		{name: "worker empty", env: "FLOE_WORKER", value: "", wantErr: "want an unsigned decimal integer"},
+		{name: "worker above 64 bits", env: "FLOE_WORKER", value: "18446744073709551616", wantErr: "out of range"},
+		{name: "datacenter", env: "FLOE_DATACENTER", value: "31", field: "Datacenter", want: uint64(31)},
+		{name: "datacenter not a number", env: "FLOE_DATACENTER", value: "zz", wantErr: "want an unsigned decimal integer"},
+		{name: "datacenter empty", env: "FLOE_DATACENTER", value: "", wantErr: "want an unsigned decimal integer"},
+		{name: "layout", env: "FLOE_LAYOUT", value: "snowcast-1024", field: "Layout", want: "snowcast-1024"},
+		{name: "layout unknown", env: "FLOE_LAYOUT", value: "bogus", wantErr: "unknown layout"},
+		{name: "layout empty", env: "FLOE_LAYOUT", value: "", wantErr: "want twitter, icicle"},
+		{name: "time of death in milliseconds", env: "FLOE_TIME_OF_DEATH", value: "1700000000000", field: "TimeOfDeath", want: time.UnixMilli(1700000000000)},
+		{name: "time of death in rfc 3339", env: "FLOE_TIME_OF_DEATH", value: "2023-11-14T22:13:20Z", field: "TimeOfDeath", want: time.UnixMilli(1700000000000)},
+		{name: "time of death malformed", env: "FLOE_TIME_OF_DEATH", value: "yesterday", wantErr: "want Unix milliseconds or an RFC 3339 time"},
+		{name: "time of death empty", env: "FLOE_TIME_OF_DEATH", value: "", wantErr: "want Unix milliseconds"},
+		{name: "clock policy", env: "FLOE_CLOCK_POLICY", value: "borrow", field: "Policy", want: floe.Borrow},
+		{name: "clock policy fail", env: "FLOE_CLOCK_POLICY", value: "fail", field: "Policy", want: floe.Fail},
+		{name: "clock policy unknown", env: "FLOE_CLOCK_POLICY", value: "later", wantErr: "want wait, fail or borrow"},
+		{name: "clock policy ticktock", env: "FLOE_CLOCK_POLICY", value: "ticktock", wantErr: "want wait, fail or borrow"},
+		{name: "clock policy empty", env: "FLOE_CLOCK_POLICY", value: "", wantErr: "want wait, fail or borrow"},
+		{name: "max ahead", env: "FLOE_MAX_AHEAD", value: "3s", field: "MaxAhead", want: 3 * time.Second},
+		{name: "max ahead zero", env: "FLOE_MAX_AHEAD", value: "0s", wantErr: "want a duration above zero"},
+		{name: "max ahead without a unit", env: "FLOE_MAX_AHEAD", value: "3", wantErr: "want a duration such as 5s"},
+		{name: "max wait", env: "FLOE_MAX_WAIT", value: "250ms", field: "MaxWait", want: 250 * time.Millisecond},
+		{name: "max wait malformed", env: "FLOE_MAX_WAIT", value: "abc", wantErr: "want a duration such as 5s"},
+		{name: "max wait negative", env: "FLOE_MAX_WAIT", value: "-1s", wantErr: "want a duration above zero"},
+		{name: "max wait empty", env: "FLOE_MAX_WAIT", value: "", wantErr: "want a duration such as 5s"},
+		{name: "reserve window", env: "FLOE_RESERVE_WINDOW", value: "10ms", field: "Window", want: 10 * time.Millisecond},
+		{name: "reserve window zero", env: "FLOE_RESERVE_WINDOW", value: "0", wantErr: "want a duration of at least 10ms"},
+		{name: "reserve window too short", env: "FLOE_RESERVE_WINDOW", value: "9ms", wantErr: "want a duration of at least 10ms"},
+		{name: "sequences", env: "FLOE_SEQUENCES", value: "a=id64:snowcast-1024,b=id80,c=id96", field: "Sequences", want: []string{"a=id64:snowcast-1024", "b=id80", "c=id96"}},
+		{name: "sequences with a bad item", env: "FLOE_SEQUENCES", value: "a=id64,b", wantErr: "want name=format[:layout]"},
+		{name: "sequences with an unknown format", env: "FLOE_SEQUENCES", value: "a=id65", wantErr: "want id64, id80 or id96"},
+		{name: "sequences with a layout on id80", env: "FLOE_SEQUENCES", value: "a=id80:twitter", wantErr: "only id64 takes a layout"},
+		{name: "sequences with an unknown layout", env: "FLOE_SEQUENCES", value: "a=id64:bogus", wantErr: "unknown layout"},
+		{name: "sequences empty", env: "FLOE_SEQUENCES", value: "", wantErr: "want name=format[:layout]"},
+		{name: "tokens", env: "FLOE_TOKENS", value: "a=t1,b=t2", field: "Tokens", want: []string{"a=t1", "b=t2"}},
+		{name: "tokens with a bad item", env: "FLOE_TOKENS", value: "a=t1,t2", wantErr: "want seq=token"},
+		{name: "tokens with an empty token", env: "FLOE_TOKENS", value: "a=", wantErr: "want a token of 1 to 255 bytes"},
+		{name: "tokens with a long token", env: "FLOE_TOKENS", value: "a=" + strings.Repeat("x", 256), wantErr: "want a token of 1 to 255 bytes"},
+		{name: "tokens empty", env: "FLOE_TOKENS", value: "", wantErr: "want seq=token"},
+		{name: "floe token", env: "FLOE_TOKEN", value: "s3cret", field: "Token", want: "s3cret"},
+		{name: "floe token empty", env: "FLOE_TOKEN", value: "", wantErr: "want a token of 1 to 255 bytes"},
+		{name: "floe token too long", env: "FLOE_TOKEN", value: strings.Repeat("x", 256), wantErr: "want a token of 1 to 255 bytes"},
+		{name: "noeq token", env: "NOEQ_TOKEN", value: "s3cret", field: "Token", want: "s3cret"},
+		{name: "noeq token empty", env: "NOEQ_TOKEN", value: "", wantErr: "want a token of 1 to 255 bytes"},
+		{name: "max conns", env: "FLOE_MAX_CONNS", value: "100", field: "MaxConns", want: 100},
+		{name: "max conns zero", env: "FLOE_MAX_CONNS", value: "0", wantErr: "want at least 1"},
+		{name: "max conns negative", env: "FLOE_MAX_CONNS", value: "-5", wantErr: "want an unsigned decimal integer"},
+		{name: "max conns not a number", env: "FLOE_MAX_CONNS", value: "many", wantErr: "want an unsigned decimal integer"},
+		{name: "max conns above int", env: "FLOE_MAX_CONNS", value: "9223372036854775808", wantErr: "want at most"},
+		{name: "auth timeout", env: "FLOE_AUTH_TIMEOUT", value: "1s", field: "AuthTimeout", want: time.Second},
+		{name: "auth timeout zero", env: "FLOE_AUTH_TIMEOUT", value: "0s", wantErr: "want a duration above zero"},
+		{name: "auth timeout negative", env: "FLOE_AUTH_TIMEOUT", value: "-1s", wantErr: "want a duration above zero"},
+		{name: "idle timeout", env: "FLOE_IDLE_TIMEOUT", value: "1m", field: "IdleTimeout", want: time.Minute},
+		{name: "idle timeout negative", env: "FLOE_IDLE_TIMEOUT", value: "-1m", wantErr: "want a duration above zero"},
+		{name: "idle timeout malformed", env: "FLOE_IDLE_TIMEOUT", value: "1 m", wantErr: "want a duration such as 5s"},
+		{name: "max http ids", env: "FLOE_MAX_HTTP_IDS", value: "5", field: "MaxHTTPIDs", want: 5},
+		{name: "max http ids zero", env: "FLOE_MAX_HTTP_IDS", value: "0", wantErr: "want at least 1"},
+		{name: "max http ids malformed", env: "FLOE_MAX_HTTP_IDS", value: "1e3", wantErr: "want an unsigned decimal integer"},
+		{name: "shutdown timeout", env: "FLOE_SHUTDOWN_TIMEOUT", value: "30s", field: "Shutdown", want: 30 * time.Second},
+		{name: "shutdown timeout zero", env: "FLOE_SHUTDOWN_TIMEOUT", value: "0s", wantErr: "want a duration above zero"},
+		{name: "log format", env: "FLOE_LOG_FORMAT", value: "json", field: "LogFormat", want: "json"},
+		{name: "log format unknown", env: "FLOE_LOG_FORMAT", value: "xml", wantErr: "want text or json"},
+		{name: "log format in capitals", env: "FLOE_LOG_FORMAT", value: "JSON", wantErr: "want text or json"},
+		{name: "log level", env: "FLOE_LOG_LEVEL", value: "debug", field: "LogLevel", want: slog.LevelDebug},
+		{name: "log level in capitals", env: "FLOE_LOG_LEVEL", value: "WARN", field: "LogLevel", want: slog.LevelWarn},
+		{name: "log level unknown", env: "FLOE_LOG_LEVEL", value: "loud", wantErr: "want debug, info, warn or error"},
+		{name: "log level empty", env: "FLOE_LOG_LEVEL", value: "", wantErr: "want debug, info, warn or error"},
+		{name: "clock offset", env: "FLOE_CLOCK_OFFSET", value: "-1h", field: "ClockOffset", want: -time.Hour},
+		{name: "clock offset malformed", env: "FLOE_CLOCK_OFFSET", value: "-1", wantErr: "want a duration such as 5s"},
+		{name: "etcd", env: "FLOE_ETCD", value: "e1:2379,e2:2379", field: "Etcd", want: []string{"e1:2379", "e2:2379"}},
+		{name: "etcd with an empty endpoint", env: "FLOE_ETCD", value: "e1:2379,", wantErr: "empty endpoint"},
+		{name: "etcd empty", env: "FLOE_ETCD", value: "", wantErr: "empty endpoint"},
+		{name: "redis", env: "FLOE_REDIS", value: "r:6379", field: "Redis", want: "r:6379"},
+		{name: "redis without a port", env: "FLOE_REDIS", value: "r", wantErr: "want host:port"},
+		{name: "redis empty", env: "FLOE_REDIS", value: "", wantErr: "want host:port"},
+		{name: "cluster", env: "FLOE_CLUSTER", value: "prod-1", field: "Cluster", want: "prod-1"},
+		{name: "cluster with a slash", env: "FLOE_CLUSTER", value: "a/b", wantErr: "want 1 to 64 bytes"},
+		{name: "cluster dot dot", env: "FLOE_CLUSTER", value: "..", wantErr: "want 1 to 64 bytes"},
+		{name: "cluster empty", env: "FLOE_CLUSTER", value: "", wantErr: "want 1 to 64 bytes"},
+		{name: "lease ttl", env: "FLOE_LEASE_TTL", value: "1s", field: "LeaseTTL", want: time.Second},
+		{name: "lease ttl too short", env: "FLOE_LEASE_TTL", value: "999ms", wantErr: "want a duration of at least 1s"},
+		{name: "lease ttl malformed", env: "FLOE_LEASE_TTL", value: "10", wantErr: "want a duration such as 5s"},
+		{name: "owner", env: "FLOE_OWNER", value: "host-a", field: "Owner", want: "host-a"},
+		{name: "owner empty", env: "FLOE_OWNER", value: "", field: "Owner", want: ""},
+		{name: "redis unsafe", env: "FLOE_REDIS_UNSAFE", value: "true", with: map[string]string{"FLOE_REDIS": "r:6379"}, field: "RedisUnsafe", want: true},
+		{name: "redis unsafe as 1", env: "FLOE_REDIS_UNSAFE", value: "1", with: map[string]string{"FLOE_REDIS": "r:6379"}, field: "RedisUnsafe", want: true},
+		{name: "redis unsafe false", env: "FLOE_REDIS_UNSAFE", value: "false", field: "RedisUnsafe", want: false},
+		{name: "redis unsafe maybe", env: "FLOE_REDIS_UNSAFE", value: "maybe", wantErr: "want true or false"},
+		{name: "redis unsafe empty", env: "FLOE_REDIS_UNSAFE", value: "", wantErr: "want true or false"},
+		{name: "admin token", env: "FLOE_ADMIN_TOKEN", value: "adm1n", field: "AdminToken", want: "adm1n"},
+		{name: "admin token empty", env: "FLOE_ADMIN_TOKEN", value: "", field: "AdminToken", want: ""},
+	}
+	flags := make(map[string]string) // variable -> flag
+	for _, v := range envVars {
+		flags[v.name] = v.flag
+	}
+	fs := new(Config).flagSet(envLookup(nil), io.Discard)
+	good, bad := make(map[string]bool), make(map[string]bool)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.wantErr != "" {
+				bad[tt.env] = true
+			} else {
+				good[tt.env] = true
+			}
+			env := map[string]string{tt.env: tt.value}
+			for k, v := range tt.with {
+				env[k] = v
+			}
+			var c Config
+			err := c.ParseFlags(nil, envLookup(env), io.Discard)
+			if tt.wantErr != "" {
+				secret := tt.env == "FLOE_TOKENS" || tt.env == "FLOE_TOKEN" || tt.env == "NOEQ_TOKEN"
+				switch {
+				case err == nil:
+					t.Fatalf("$%s=%q: no error, want one with %q", tt.env, tt.value, tt.wantErr)
+				case !strings.Contains(err.Error(), "$"+tt.env) || !strings.Contains(err.Error(), tt.wantErr):
+					t.Errorf("$%s=%q: error %q, want one with $%s and %q", tt.env, tt.value, err, tt.env, tt.wantErr)
+				case !secret && !strings.Contains(err.Error(), strconv.Quote(tt.value)):
+					t.Errorf("$%s=%q: error %q does not quote the value", tt.env, tt.value, err)
+				case secret && tt.value != "" && strings.Contains(err.Error(), tt.value):
+					t.Errorf("$%s=%q: error %q repeats a token", tt.env, tt.value, err)
+				}
+			} else if err != nil {
+				t.Fatalf("$%s=%q: %v", tt.env, tt.value, err)
+			} else if got := setting(&c, tt.field); !sameSetting(got, tt.want) {
+				t.Errorf("$%s=%q gave %#v, want %#v", tt.env, tt.value, got, tt.want)
+			}
+
+			// The same value as the flag.
+			name, ok := flags[tt.env]
+			if !ok {
+				return
+			}
+			args := []string{"--" + name + "=" + tt.value}
+			if _, list := fs.Lookup(name).Value.(*listFlag); list {
+				args = nil
+				for item := range strings.SplitSeq(tt.value, ",") {
+					args = append(args, "--"+name+"="+item)
+				}
+			}
+			delete(env, tt.env)
+			var fc Config
+			err = fc.ParseFlags(args, envLookup(env), io.Discard)
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), "-"+name) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("ParseFlags(%q) = %v, want an error with -%s and %q", args, err, name, tt.wantErr)
+				}
+			case err != nil:
+				t.Errorf("ParseFlags(%q): %v", args, err)
+			default:
+				if got := setting(&fc, tt.field); !sameSetting(got, tt.want) {
+					t.Errorf("ParseFlags(%q) gave %#v, want %#v", args, got, tt.want)
+				}
+			}
+		})
+	}
+
+	all := []string{"FLOE_TOKEN", "NOEQ_TOKEN"}
+	for _, v := range envVars {
+		all = append(all, v.name)
+	}
+	for _, name := range all {
+		if !good[name] {
+			t.Errorf("no good value of $%s is tested", name)
+		}
+		if !bad[name] && !slices.Contains(anyValue, name) {
+			t.Errorf("no bad value of $%s is tested", name)
+		}
+	}
+}
+
+func TestConfig_ParseFlagsPrecedence(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		field   string // the Config field it sets
+		want    any
+		wantErr string
+	}{
+		{name: "unset variables leave the default", field: "Worker", want: uint64(0)},
+		{name: "a flag wins over its variable", args: []string{"-w", "5"}, env: map[string]string{"FLOE_WORKER": "3"}, field: "Worker", want: uint64(5)},
+		{name: "the long flag wins too", args: []string{"--worker=5"}, env: map[string]string{"FLOE_WORKER": "3"}, field: "Worker", want: uint64(5)},
+		{
+			name: "a malformed variable is an error even with its flag",
+			args: []string{"-w", "5"}, env: map[string]string{"FLOE_WORKER": "abc"},
+			wantErr: `$FLOE_WORKER="abc" (--worker): want an unsigned decimal integer`,
+		},
+		{
+			name: "a flag replaces the variable's list",
+			args: []string{"--seq", "c=id96", "--seq", "d=id80"}, env: map[string]string{"FLOE_SEQUENCES": "a=id64,b=id80"},
+			field: "Sequences", want: []string{"c=id96", "d=id80"},
+		},
+		{name: "repeated flags add up", args: []string{"--token", "a=1", "--token", "b=2"}, field: "Tokens", want: []string{"a=1", "b=2"}},
+		{name: "floe token wins over noeq token", env: map[string]string{"FLOE_TOKEN": "f", "NOEQ_TOKEN": "n"}, field: "Token", want: "f"},
+		{name: "a malformed noeq token is an error beside floe token", env: map[string]string{"FLOE_TOKEN": "f", "NOEQ_TOKEN": ""}, wantErr: "$NOEQ_TOKEN"},
+		{name: "a token variable is not repeated in its error", env: map[string]string{"FLOE_TOKENS": "a=s3cret,b"}, wantErr: "$FLOE_TOKENS (--token): item 2: want seq=token"},
+		{name: "a variable takes the flag's list syntax", env: map[string]string{"FLOE_ETCD": "e1:2379,e2:2379"}, args: []string{"--cluster", "x"}, field: "Etcd", want: []string{"e1:2379", "e2:2379"}},
+		{name: "policy defaults to wait", field: "Policy", want: floe.Wait},
+		{name: "log level defaults to info", field: "LogLevel", want: slog.LevelInfo},
+		{name: "state from systemd", env: map[string]string{"STATE_DIRECTORY": "/var/lib/floed:/other"}, field: "StateDir", want: "/var/lib/floed"},
+		{name: "state from xdg", env: map[string]string{"XDG_STATE_HOME": "/home/u/.state"}, field: "StateDir", want: "/home/u/.state/floed"},
+		{name: "state flag wins over systemd", args: []string{"--state", "/s"}, env: map[string]string{"STATE_DIRECTORY": "/var/lib/floed"}, field: "StateDir", want: "/s"},
+		{name: "an unexpected argument", args: []string{"-w", "1", "2"}, wantErr: "unexpected arguments"},
+		{name: "a malformed flag", args: []string{"--max-wait", "-1s"}, wantErr: `invalid value "-1s" for flag -max-wait: want a duration above zero`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c Config
+			err := c.ParseFlags(tt.args, envLookup(tt.env), io.Discard)
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseFlags(%q) with %v = %v, want an error with %q", tt.args, tt.env, err, tt.wantErr)
+				}
+			case err != nil:
+				t.Fatalf("ParseFlags(%q) with %v: %v", tt.args, tt.env, err)
+			default:
+				if got := setting(&c, tt.field); !sameSetting(got, tt.want) {
+					t.Errorf("ParseFlags(%q) with %v gave %#v, want %#v", tt.args, tt.env, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestConfig_EnvVars checks the table of variables against the flags:
+// each entry names a flag, and every flag but --version and the one-letter
+// aliases has a variable, which its usage names.
+func TestConfig_EnvVars(t *testing.T) {
+	fs := new(Config).flagSet(envLookup(nil), io.Discard)
+	byFlag := make(map[string]string)
+	seen := make(map[string]bool)
+	for _, v := range envVars {
+		f := fs.Lookup(v.flag)
+		switch {
+		case f == nil:
+			t.Errorf("$%s: no flag --%s", v.name, v.flag)
+			continue
+		case byFlag[v.flag] != "":
+			t.Errorf("--%s has two variables, $%s and $%s", v.flag, byFlag[v.flag], v.name)
+		case seen[v.name]:
+			t.Errorf("$%s names two flags", v.name)
+		case !strings.HasPrefix(v.name, "FLOE_"):
+			t.Errorf("$%s: want a FLOE_ prefix", v.name)
+		case !strings.Contains(f.Usage, "($"+v.name):
+			t.Errorf("--%s usage %q does not name $%s", v.flag, f.Usage, v.name)
+		}
+		byFlag[v.flag], seen[v.name] = v.name, true
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "version" || strings.HasPrefix(f.Usage, "same as --") {
+			return
+		}
+		if byFlag[f.Name] == "" {
+			t.Errorf("--%s has no variable in envVars", f.Name)
+		}
+	})
 }

@@ -135,12 +135,7 @@ func tryStart(t testing.TB, env []string, args []string) *floed {
 	addrs := freeAddrs(t, 2)
 	bin, web := addrs[0], addrs[1]
 	cmd := exec.Command(floedBin, append([]string{"--listen", bin, "--http", web}, args...)...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "FLOE_") && !strings.HasPrefix(kv, "NOEQ_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = floedEnv(env)
 	f := &floed{t: t, cmd: cmd, Bin: bin, HTTP: web, stderr: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = f.stderr
 	if err := cmd.Start(); err != nil {
@@ -178,6 +173,18 @@ func tryStart(t testing.TB, env []string, args []string) *floed {
 	}
 	t.Fatalf("floed not healthy after %v:\n%s", startDeadline, f.stderr.String())
 	return nil
+}
+
+// floedEnv is the test's environment without its FLOE_* and NOEQ_*
+// variables, plus env ("NAME=value").
+func floedEnv(env []string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FLOE_") && !strings.HasPrefix(kv, "NOEQ_") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, env...)
 }
 
 // freeAddrs returns n distinct loopback addresses whose ports were free a

@@ -4,7 +4,12 @@
 // ~/.local/state/floed (--state overrides).
 //
 // noeqd's flags -w, -d, -l and -t and its NOEQ_TOKEN keep their meaning.
-// Run "floed -h" for every flag; each has a FLOE_* environment variable.
+// Run "floed -h" for every flag; each has a FLOE_* environment variable,
+// parsed as its flag is, and a flag on the command line wins over it. A
+// variable set to "" is its flag given "" (FLOE_LISTEN= turns the binary
+// protocol off); only an unset one leaves the default. A malformed
+// variable, like a malformed flag, stops floed at once with exit status 2,
+// even when its flag is also given.
 //
 // The first SIGINT or SIGTERM shuts down gracefully: stop accepting, finish
 // the replies in flight, record the clean stop, exit. A second one exits at
@@ -50,7 +55,7 @@ func version() string {
 
 func main() {
 	m := NewMain(os.Stderr)
-	if err := m.Config.ParseFlags(os.Args[1:], os.Getenv, os.Stderr); err != nil {
+	if err := m.Config.ParseFlags(os.Args[1:], os.LookupEnv, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
@@ -223,12 +228,10 @@ func addrString(l net.Listener) string {
 	return l.Addr().String()
 }
 
-func newLogger(format, level string, w io.Writer) *slog.Logger {
-	var lv slog.Level
-	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		lv = slog.LevelInfo
-	}
-	opts := &slog.HandlerOptions{Level: lv}
+// newLogger returns the logger of --log-format and --log-level, which
+// ParseFlags checked: format is "text" or "json".
+func newLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
 	if format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}

@@ -101,8 +101,9 @@ type Config struct {
 	// later of the clock and the last tick issued): while serving, the
 	// keeper keeps between half a window and a window reserved, writing
 	// once the headroom falls to 9/16 of a window, that is every 7/16 of a
-	// window. Zero means 2 s. A crash costs at most one window of waiting
-	// at the worker ID's next start (policy Wait; Borrow adds MaxAhead).
+	// window. Zero means 2 s; otherwise it is at least MinWindow. A crash
+	// costs at most one window of waiting at the worker ID's next start
+	// (policy Wait; Borrow adds MaxAhead).
 	Window time.Duration
 	// ClaimTimeout bounds one claim of a worker ID and one reservation
 	// write; zero means 5 s.
@@ -138,10 +139,11 @@ const (
 	defaultMaxHTTPCount = 1000
 	defaultMaxWait      = 5 * time.Second
 	defaultClaimTimeout = 5 * time.Second
-	// minWindow keeps the keeper from writing the store more than a few
-	// hundred times a second.
-	minWindow = 10 * time.Millisecond
 )
+
+// MinWindow is the shortest Config.Window: it keeps the keeper from writing
+// the store more than a few hundred times a second.
+const MinWindow = 10 * time.Millisecond
 
 func (c *Config) setDefaults() {
 	if c.Clock == nil {
@@ -177,8 +179,8 @@ func (c *Config) validate() error {
 	switch {
 	case len(c.Sequences) == 0:
 		return fmt.Errorf("%w: no sequences", ErrConfig)
-	case c.Window < minWindow:
-		return fmt.Errorf("%w: reservation window %v is below %v", ErrConfig, c.Window, minWindow)
+	case c.Window < MinWindow:
+		return fmt.Errorf("%w: reservation window %v is below %v", ErrConfig, c.Window, MinWindow)
 	case c.MaxConns < 0 || c.AuthTimeout < 0 || c.IdleTimeout < 0 || c.MaxHTTPCount < 0 || c.MaxAhead < 0 || c.MaxWait < 0 || c.ClaimTimeout < 0:
 		return fmt.Errorf("%w: negative limit", ErrConfig)
 	}
