@@ -54,6 +54,8 @@ func (c *Config) validCluster() error {
 		return errors.New("--worker and --datacenter are for a single node: in a cluster (--etcd or --redis) the worker ID is claimed")
 	case !c.TimeOfDeath.IsZero():
 		return errors.New("--time-of-death is for a single node: in a cluster the reservations live in the coordinator")
+	case c.RequireState:
+		return errors.New("--require-state is for a single node: in a cluster the reservations live in the coordinator")
 	case c.RedisUnsafe && c.Redis == "":
 		return errors.New("--redis-unsafe without --redis")
 	}

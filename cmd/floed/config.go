@@ -28,22 +28,25 @@ type Config struct {
 	Datacenter  uint64
 	Layout      string
 	TimeOfDeath time.Time
-	Policy      floe.Policy
-	MaxAhead    time.Duration
-	MaxWait     time.Duration
-	Window      time.Duration
-	Sequences   []string // name=format[:layout]
-	Tokens      []string // sequence=token
-	Token       string   // token of the default sequence
-	MaxConns    int
-	AuthTimeout time.Duration
-	IdleTimeout time.Duration
-	MaxHTTPIDs  int
-	Shutdown    time.Duration
-	LogFormat   string
-	LogLevel    slog.Level
-	ClockOffset time.Duration // for tests: shifts the clock
-	Version     bool
+	// RequireState refuses a start without a state file, unless
+	// TimeOfDeath says above which time to start.
+	RequireState bool
+	Policy       floe.Policy
+	MaxAhead     time.Duration
+	MaxWait      time.Duration
+	Window       time.Duration
+	Sequences    []string // name=format[:layout]
+	Tokens       []string // sequence=token
+	Token        string   // token of the default sequence
+	MaxConns     int
+	AuthTimeout  time.Duration
+	IdleTimeout  time.Duration
+	MaxHTTPIDs   int
+	Shutdown     time.Duration
+	LogFormat    string
+	LogLevel     slog.Level
+	ClockOffset  time.Duration // for tests: shifts the clock
+	Version      bool
 
 	// A cluster: worker IDs claimed from etcd or Redis.
 	Etcd        []string // etcd endpoints
@@ -94,6 +97,7 @@ var envVars = []struct{ flag, name string }{
 	{"datacenter", "FLOE_DATACENTER"},
 	{"layout", "FLOE_LAYOUT"},
 	{"time-of-death", "FLOE_TIME_OF_DEATH"},
+	{"require-state", "FLOE_REQUIRE_STATE"},
 	{"clock-policy", "FLOE_CLOCK_POLICY"},
 	{"max-ahead", "FLOE_MAX_AHEAD"},
 	{"max-wait", "FLOE_MAX_WAIT"},
@@ -209,6 +213,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	fs.Var(layoutFlag{&c.Layout}, "layout", "id64 `layout` of the default sequence: twitter, icicle, instagram, discord or snowcast-N")
 	fs.Var(timeFlag{&c.TimeOfDeath}, "time-of-death", "issue nothing at or before this `time`: Unix ms or RFC 3339, as noeqd's -t")
 	alias("t", "time-of-death")
+	fs.Var(boolFlag{&c.RequireState}, "require-state", "refuse to start without a state file (a lost or new state directory) unless --time-of-death says above which time to start")
 	c.Policy = floe.Wait
 	fs.Var(policyFlag{&c.Policy}, "clock-policy", "clock `policy` when the clock runs backwards: wait (the default), fail or borrow")
 	dur(&c.MaxAhead, "max-ahead", time.Second, positive, "the `duration` policy borrow may run ahead of the clock")

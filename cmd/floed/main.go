@@ -145,6 +145,9 @@ func (m *Main) Run(ctx context.Context) error {
 			return fmt.Errorf("state: %w", err)
 		}
 		defer state.Close()
+		if err := m.firstStart(state); err != nil {
+			return err
+		}
 		store, statePath = stateStore{state}, state.Path()
 	}
 	scfg := server.Config{
@@ -219,6 +222,35 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Logger.Info("stopped cleanly")
 	}
 	return errors.Join(errs...)
+}
+
+// errNoState refuses a start without a state file under --require-state.
+var errNoState = errors.New("no state file")
+
+// firstStart says loudly that the state directory holds no state file: a
+// first start, or a lost or deleted file. Nothing then says which IDs this
+// worker ID issued before; with a clock set back they could be issued
+// again. Under --require-state that refuses the start, unless
+// --time-of-death says above which time to start.
+func (m *Main) firstStart(state *statefile.File) error {
+	c := &m.Config
+	if !state.Fresh() {
+		return nil
+	}
+	if c.RequireState && c.TimeOfDeath.IsZero() {
+		return fmt.Errorf("%w in %s, and --require-state is set: a lost state file could let this worker ID repeat IDs it issued before. "+
+			"If this is the worker ID's first start, or its last ID was issued before a known time, start once with --time-of-death (-t) "+
+			"set to that time (Unix ms or RFC 3339; now for a first start: -t $(date +%%s%%3N)); otherwise restore the state file", errNoState, state.Path())
+	}
+	if c.TimeOfDeath.IsZero() {
+		m.Logger.Warn("first start: no state file, so nothing is known of IDs issued before; if this worker ID ever issued IDs, "+
+			"stop and restart with --time-of-death (-t) after its last one, or restore the state file (--require-state refuses such a start)",
+			"state", state.Path(), "worker_id", c.Worker, "datacenter_id", c.Datacenter)
+	} else {
+		m.Logger.Warn("first start: no state file; starting above --time-of-death",
+			"state", state.Path(), "time_of_death", c.TimeOfDeath, "worker_id", c.Worker, "datacenter_id", c.Datacenter)
+	}
+	return nil
 }
 
 func addrString(l net.Listener) string {
