@@ -94,7 +94,8 @@ type conn struct {
 
 	interrupted atomic.Bool
 	seq         atomic.Pointer[sequence] // set once the auth frame chose it
-	dropped     atomic.Bool              // closed because its sequence stopped issuing
+	dropped     atomic.Bool              // ended because its sequence stopped issuing
+	inFlight    bool                     // owned by serve: replies were written, and may not have arrived yet
 }
 
 // interrupt makes a blocked read return, so that the connection ends after
@@ -104,22 +105,50 @@ func (c *conn) interrupt() {
 	c.nc.SetReadDeadline(time.Unix(1, 0))
 }
 
-// lingerTimeout bounds how long a connection ended by Shutdown waits for
-// the client to close after the last reply (net/http waits 500 ms).
-const lingerTimeout = time.Second
+// drop ends the connection because its sequence stopped issuing: a
+// blocked read returns at once, and a blocked write (a client that does not
+// read) within lingerTimeout; the replies written are still delivered.
+func (c *conn) drop() {
+	c.dropped.Store(true)
+	c.nc.SetReadDeadline(time.Unix(1, 0))
+	c.nc.SetWriteDeadline(time.Now().Add(lingerTimeout))
+}
 
-// closeWrite ends a connection at Shutdown without a reset: closing a socket
-// with requests still unread makes the kernel reset the connection and drop
-// the replies not yet sent. It half-closes, so the client reads every reply
-// and then the end of the stream, and drops what the client still sends
-// until it closes too, for at most lingerTimeout.
-func (c *conn) closeWrite() {
+// Bounds of a lingering close (see linger). net/http waits 500 ms for a
+// client to close; a second lets a client read its last replies, and
+// 64 KiB of requests left unread is far more than any client pipelines.
+const (
+	lingerTimeout = time.Second
+	lingerBytes   = 64 << 10
+)
+
+// linger ends a connection whose replies may still be in flight without a
+// reset: closing a socket with input unread makes the kernel answer with a
+// reset and drop the replies not yet sent. It half-closes, so the client
+// reads every reply and then the end of the stream, and discards what the
+// client still sends until it closes too, for at most lingerTimeout and
+// lingerBytes. It reads through r, so a connection that lingers holds no
+// more than r's small buffer.
+func (c *conn) linger(r *bufio.Reader) {
 	cw, ok := c.nc.(interface{ CloseWrite() error })
 	if !ok || cw.CloseWrite() != nil {
 		return
 	}
-	c.nc.SetReadDeadline(time.Now().Add(lingerTimeout))
-	io.Copy(io.Discard, c.nc)
+	deadline := time.Now().Add(lingerTimeout)
+	c.nc.SetReadDeadline(deadline)
+	r.Discard(r.Buffered()) // read already: not counted against lingerBytes
+	for left := lingerBytes; left > 0; {
+		n, err := r.Discard(left)
+		left -= n
+		if err == nil {
+			return // lingerBytes read
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(deadline) {
+			return // the client closed, or the time is up
+		}
+		// Shutdown interrupted the read: the linger keeps its own bound.
+		c.nc.SetReadDeadline(deadline)
+	}
 }
 
 // serve runs the connection: the optional auth frame, then requests until
@@ -127,12 +156,13 @@ func (c *conn) closeWrite() {
 func (c *conn) serve() {
 	s := c.s
 	reason := "eof"
+	var r *bufio.Reader
 	defer func() {
-		if reason == "shutdown" {
-			c.closeWrite()
-		}
 		if c.dropped.Load() {
 			reason = "not_ready"
+		}
+		if r != nil && c.lingers(reason) {
+			c.linger(r)
 		}
 		c.nc.Close()
 		s.mu.Lock()
@@ -148,7 +178,7 @@ func (c *conn) serve() {
 		reason = "not_ready"
 		return
 	}
-	r := bufio.NewReaderSize(c.nc, readerSize)
+	r = bufio.NewReaderSize(c.nc, readerSize)
 	seq, why := c.auth(r)
 	if seq != nil {
 		c.seq.Store(seq)
@@ -188,6 +218,10 @@ func (c *conn) serve() {
 				c.nc.SetDeadline(deadline)
 				if c.interrupted.Load() {
 					reason = "shutdown"
+					return
+				}
+				if c.dropped.Load() {
+					reason = "not_ready"
 					return
 				}
 			}
@@ -230,6 +264,19 @@ func (c *conn) serve() {
 			out = out[:0]
 		}
 	}
+}
+
+// lingers reports whether the close for reason must linger: at Shutdown,
+// and after replies, unless the client ended the connection or no longer
+// reads. A connection refused before any reply closes at once.
+func (c *conn) lingers(reason string) bool {
+	switch reason {
+	case "shutdown":
+		return true
+	case "eof", "idle", "write":
+		return false
+	}
+	return c.inFlight
 }
 
 // auth reads the optional auth frame and returns the connection's sequence,
@@ -304,7 +351,9 @@ func (c *conn) flush(out []byte) string {
 		return ""
 	}
 	if _, err := c.nc.Write(out); err != nil {
+		c.inFlight = false // the rest cannot be delivered
 		return "write"
 	}
+	c.inFlight = true
 	return ""
 }

@@ -139,15 +139,15 @@ func (s *Server) supervise(seq *sequence, t *term) {
 	}()
 }
 
-// dropConns closes the binary connections of seq, whose term ended: their
-// clients fail over at once instead of at their next request.
+// dropConns ends the binary connections of seq, whose term ended, after
+// the replies they wrote: their clients fail over at once instead of at
+// their next request.
 func (s *Server) dropConns(seq *sequence) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {
 		if c.seq.Load() == seq {
-			c.dropped.Store(true)
-			c.nc.Close()
+			c.drop()
 		}
 	}
 }
