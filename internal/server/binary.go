@@ -53,7 +53,7 @@ func (s *Server) Serve(l net.Listener) error {
 				// Out of file descriptors and the like: back off as
 				// net/http does, and keep serving.
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				s.log.Warn("accept failed; retrying", "err", err, "delay", delay)
+				s.logs.warn("accept", "accept failed; retrying", "err", err, "delay", delay)
 				time.Sleep(delay)
 				continue
 			}
@@ -175,6 +175,7 @@ func (c *conn) serve() {
 	// it at once while that sequence holds no worker ID, so a client
 	// fails over without sending a request first.
 	if set := s.set.Load(); !set.tokened && set.list[0].term.Load() == nil {
+		s.logs.info("not_ready", "binary connection refused: its sequence holds no worker ID", "seq", set.list[0].name, "remote", c.nc.RemoteAddr())
 		reason = "not_ready"
 		return
 	}
@@ -183,6 +184,7 @@ func (c *conn) serve() {
 	if seq != nil {
 		c.seq.Store(seq)
 		if seq.term.Load() == nil { // its term ended before the Store
+			s.logs.info("not_ready", "binary connection refused: its sequence holds no worker ID", "seq", seq.name, "remote", c.nc.RemoteAddr())
 			reason = "not_ready"
 			return
 		}
@@ -192,7 +194,7 @@ func (c *conn) serve() {
 		return
 	}
 	if seq.format != Format64 {
-		s.log.Warn("binary connection for a sequence that is not id64", "seq", seq.name, "format", seq.format, "remote", c.nc.RemoteAddr())
+		s.logs.warn("format", "binary connection for a sequence that is not id64", "seq", seq.name, "format", seq.format, "remote", c.nc.RemoteAddr())
 		reason = "format"
 		return
 	}
@@ -248,9 +250,9 @@ func (c *conn) serve() {
 		s.end()
 		if err != nil {
 			s.m.request("noeq", seq, n, start, err)
-			s.log.Warn("closing a binary connection", "seq", seq.name, "remote", c.nc.RemoteAddr(), "err", err)
-			c.flush(out)
 			reason = codeOf(err)
+			s.logs.warn("closing/"+reason, "closing a binary connection", "seq", seq.name, "remote", c.nc.RemoteAddr(), "err", err)
+			c.flush(out)
 			return
 		}
 		for _, id := range ids[:n] {
@@ -298,7 +300,7 @@ func (c *conn) auth(r *bufio.Reader) (*sequence, string) {
 	if first[0] != wire.AuthMarker {
 		if len(def.tokens) > 0 {
 			s.m.authFailed()
-			s.log.Info("binary connection without the required token", "remote", c.nc.RemoteAddr())
+			s.logs.info("no_token", "binary connection without the required token", "remote", c.nc.RemoteAddr())
 			return nil, "unauthorized"
 		}
 		return def, ""
@@ -314,7 +316,7 @@ func (c *conn) auth(r *bufio.Reader) (*sequence, string) {
 	seq := s.byToken(token)
 	if seq == nil {
 		s.m.authFailed()
-		s.log.Info("binary connection with a wrong token", "remote", c.nc.RemoteAddr())
+		s.logs.info("wrong_token", "binary connection with a wrong token", "remote", c.nc.RemoteAddr())
 		return nil, "unauthorized"
 	}
 	return seq, ""
@@ -335,7 +337,7 @@ func (c *conn) readFailure(err error, during string) string {
 		}
 		return "idle"
 	case errors.Is(err, wire.ErrZeroCount):
-		c.s.log.Info("binary connection sent a request for 0 IDs", "remote", c.nc.RemoteAddr())
+		c.s.logs.info("bad_request", "binary connection sent a request for 0 IDs", "remote", c.nc.RemoteAddr())
 		return "bad_request"
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "eof"

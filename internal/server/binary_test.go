@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"io"
 	"net"
 	"slices"
@@ -149,6 +150,115 @@ func TestServer_CloseKeepsRepliesOwed(t *testing.T) {
 			wire.DecodeIDs(ids, got)
 			if err := floetest.Increasing(ids, cmp.Compare[uint64]); err != nil {
 				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestServer_RefusalLogsBounded refuses many connections in a row, for each
+// reason a connection logs, and checks that the log holds one line per
+// reason, then one more carrying the count left out once the interval has
+// passed.
+func TestServer_RefusalLogsBounded(t *testing.T) {
+	const conns = 50
+	auth := func(token string) []byte {
+		frame, err := wire.AppendAuth(nil, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return frame
+	}
+	tests := []struct {
+		name  string
+		cfg   Config
+		setup func(t *testing.T, addr string, clock *floetest.Clock) // before the connections
+		send  []byte
+		msg   string
+	}{
+		{
+			name: "missing token",
+			cfg:  Config{Sequences: []SequenceConfig{{Name: "default", Tokens: []string{"tok"}}}},
+			send: []byte{1},
+			msg:  "binary connection without the required token",
+		},
+		{
+			name: "wrong token",
+			cfg:  Config{Sequences: []SequenceConfig{{Name: "default", Tokens: []string{"tok"}}}},
+			send: append(auth("nope"), 1),
+			msg:  "binary connection with a wrong token",
+		},
+		{
+			name: "request for 0 IDs",
+			send: []byte{1, 0},
+			msg:  "binary connection sent a request for 0 IDs",
+		},
+		{
+			name: "sequence not id64",
+			cfg:  Config{Sequences: []SequenceConfig{{Name: "default"}, {Name: "sno", Format: Format80, Tokens: []string{"sno"}}}},
+			send: append(auth("sno"), 1),
+			msg:  "binary connection for a sequence that is not id64",
+		},
+		{
+			name: "clock behind the last ID",
+			cfg:  Config{Policy: floe.Fail},
+			setup: func(t *testing.T, addr string, clock *floetest.Clock) {
+				if _, err := dialNoeq(t, addr, "").get(1); err != nil {
+					t.Fatal(err)
+				}
+				clock.Rewind(time.Hour)
+			},
+			send: []byte{1},
+			msg:  "closing a binary connection",
+		},
+		{
+			name: "no worker ID",
+			cfg: func() Config {
+				ns := workeridtest.NewMemSource(1)
+				if _, err := ns.Claim(context.Background()); err != nil { // held by another node
+					t.Fatal(err)
+				}
+				return Config{Sequences: []SequenceConfig{{Name: "default", Source: ns}}}
+			}(),
+			msg: "binary connection refused: its sequence holds no worker ID",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs logBuffer
+			clock := floetest.NewClock(start)
+			cfg := tc.cfg
+			cfg.Clock, cfg.Logger = clock, logs.logger()
+			_, addr := newTestServer(t, cfg)
+			if tc.setup != nil {
+				tc.setup(t, addr, clock)
+			}
+			refuse := func() {
+				t.Helper()
+				c := dialNoeq(t, addr, "")
+				c.nc.Write(tc.send)
+				if _, err := io.ReadAll(c.nc); err != nil && !isReset(err) {
+					t.Fatalf("connection not closed: %v", err)
+				}
+				c.nc.Close()
+			}
+			for range conns {
+				refuse()
+			}
+			lines := logs.lines(t, tc.msg)
+			if len(lines) != 1 || suppressed(lines[0]) != 0 {
+				t.Fatalf("after %d refused connections: %d lines, want 1 without a count", conns, len(lines))
+			}
+			clock.Step(logEvery)
+			refuse()
+			lines = logs.lines(t, tc.msg)
+			if len(lines) != 2 {
+				t.Fatalf("after the interval: %d lines, want 2", len(lines))
+			}
+			if got, want := suppressed(lines[1]), conns-1; got != want {
+				t.Errorf("suppressed = %d, want %d", got, want)
+			}
+			if lines[1]["remote"] == nil {
+				t.Errorf("line %v carries no remote address", lines[1])
 			}
 		})
 	}

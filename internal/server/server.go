@@ -16,10 +16,11 @@ import (
 // Server serves named ID sequences over the binary protocol and HTTP. It is
 // safe for concurrent use. Build one with New.
 type Server struct {
-	cfg Config // immutable after New
-	set atomic.Pointer[seqSet]
-	log *slog.Logger
-	m   *metrics
+	cfg  Config // immutable after New
+	set  atomic.Pointer[seqSet]
+	log  *slog.Logger
+	logs *logLimiter // the lines about connections, which a flood of them could repeat without end
+	m    *metrics
 
 	closing atomic.Bool
 	stop    chan struct{} // closed by Shutdown: waits end, keepers stop
@@ -45,6 +46,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:       cfg,
 		log:       cfg.Logger,
+		logs:      newLogLimiter(cfg.Logger, cfg.Clock, logEvery),
 		stop:      make(chan struct{}),
 		idle:      make(chan struct{}, 1),
 		listeners: make(map[net.Listener]struct{}),
@@ -314,6 +316,7 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 	}
 	s.stopped = true
 	close(s.stop)
+	s.logs.flush()
 	for c := range s.conns {
 		c.nc.Close()
 	}
