@@ -53,7 +53,7 @@ func (s *Server) Serve(l net.Listener) error {
 				// Out of file descriptors and the like: back off as
 				// net/http does, and keep serving.
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				s.log.Warn("accept failed; retrying", "err", err, "delay", delay)
+				s.logs.warn("accept", "accept failed; retrying", "err", err, "delay", delay)
 				time.Sleep(delay)
 				continue
 			}
@@ -94,7 +94,8 @@ type conn struct {
 
 	interrupted atomic.Bool
 	seq         atomic.Pointer[sequence] // set once the auth frame chose it
-	dropped     atomic.Bool              // closed because its sequence stopped issuing
+	dropped     atomic.Bool              // ended because its sequence stopped issuing
+	inFlight    bool                     // owned by serve: replies were written, and may not have arrived yet
 }
 
 // interrupt makes a blocked read return, so that the connection ends after
@@ -104,22 +105,50 @@ func (c *conn) interrupt() {
 	c.nc.SetReadDeadline(time.Unix(1, 0))
 }
 
-// lingerTimeout bounds how long a connection ended by Shutdown waits for
-// the client to close after the last reply (net/http waits 500 ms).
-const lingerTimeout = time.Second
+// drop ends the connection because its sequence stopped issuing: a
+// blocked read returns at once, and a blocked write (a client that does not
+// read) within lingerTimeout; the replies written are still delivered.
+func (c *conn) drop() {
+	c.dropped.Store(true)
+	c.nc.SetReadDeadline(time.Unix(1, 0))
+	c.nc.SetWriteDeadline(time.Now().Add(lingerTimeout))
+}
 
-// closeWrite ends a connection at Shutdown without a reset: closing a socket
-// with requests still unread makes the kernel reset the connection and drop
-// the replies not yet sent. It half-closes, so the client reads every reply
-// and then the end of the stream, and drops what the client still sends
-// until it closes too, for at most lingerTimeout.
-func (c *conn) closeWrite() {
+// Bounds of a lingering close (see linger). net/http waits 500 ms for a
+// client to close; a second lets a client read its last replies, and
+// 64 KiB of requests left unread is far more than any client pipelines.
+const (
+	lingerTimeout = time.Second
+	lingerBytes   = 64 << 10
+)
+
+// linger ends a connection whose replies may still be in flight without a
+// reset: closing a socket with input unread makes the kernel answer with a
+// reset and drop the replies not yet sent. It half-closes, so the client
+// reads every reply and then the end of the stream, and discards what the
+// client still sends until it closes too, for at most lingerTimeout and
+// lingerBytes. It reads through r, so a connection that lingers holds no
+// more than r's small buffer.
+func (c *conn) linger(r *bufio.Reader) {
 	cw, ok := c.nc.(interface{ CloseWrite() error })
 	if !ok || cw.CloseWrite() != nil {
 		return
 	}
-	c.nc.SetReadDeadline(time.Now().Add(lingerTimeout))
-	io.Copy(io.Discard, c.nc)
+	deadline := time.Now().Add(lingerTimeout)
+	c.nc.SetReadDeadline(deadline)
+	r.Discard(r.Buffered()) // read already: not counted against lingerBytes
+	for left := lingerBytes; left > 0; {
+		n, err := r.Discard(left)
+		left -= n
+		if err == nil {
+			return // lingerBytes read
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(deadline) {
+			return // the client closed, or the time is up
+		}
+		// Shutdown interrupted the read: the linger keeps its own bound.
+		c.nc.SetReadDeadline(deadline)
+	}
 }
 
 // serve runs the connection: the optional auth frame, then requests until
@@ -127,12 +156,13 @@ func (c *conn) closeWrite() {
 func (c *conn) serve() {
 	s := c.s
 	reason := "eof"
+	var r *bufio.Reader
 	defer func() {
-		if reason == "shutdown" {
-			c.closeWrite()
-		}
 		if c.dropped.Load() {
 			reason = "not_ready"
+		}
+		if r != nil && c.lingers(reason) {
+			c.linger(r)
 		}
 		c.nc.Close()
 		s.mu.Lock()
@@ -145,14 +175,16 @@ func (c *conn) serve() {
 	// it at once while that sequence holds no worker ID, so a client
 	// fails over without sending a request first.
 	if set := s.set.Load(); !set.tokened && set.list[0].term.Load() == nil {
+		s.logs.info("not_ready", "binary connection refused: its sequence holds no worker ID", "seq", set.list[0].name, "remote", c.nc.RemoteAddr())
 		reason = "not_ready"
 		return
 	}
-	r := bufio.NewReaderSize(c.nc, readerSize)
+	r = bufio.NewReaderSize(c.nc, readerSize)
 	seq, why := c.auth(r)
 	if seq != nil {
 		c.seq.Store(seq)
 		if seq.term.Load() == nil { // its term ended before the Store
+			s.logs.info("not_ready", "binary connection refused: its sequence holds no worker ID", "seq", seq.name, "remote", c.nc.RemoteAddr())
 			reason = "not_ready"
 			return
 		}
@@ -162,7 +194,7 @@ func (c *conn) serve() {
 		return
 	}
 	if seq.format != Format64 {
-		s.log.Warn("binary connection for a sequence that is not id64", "seq", seq.name, "format", seq.format, "remote", c.nc.RemoteAddr())
+		s.logs.warn("format", "binary connection for a sequence that is not id64", "seq", seq.name, "format", seq.format, "remote", c.nc.RemoteAddr())
 		reason = "format"
 		return
 	}
@@ -190,6 +222,10 @@ func (c *conn) serve() {
 					reason = "shutdown"
 					return
 				}
+				if c.dropped.Load() {
+					reason = "not_ready"
+					return
+				}
 			}
 		}
 		n, err := wire.ReadRequest(r)
@@ -214,9 +250,9 @@ func (c *conn) serve() {
 		s.end()
 		if err != nil {
 			s.m.request("noeq", seq, n, start, err)
-			s.log.Warn("closing a binary connection", "seq", seq.name, "remote", c.nc.RemoteAddr(), "err", err)
-			c.flush(out)
 			reason = codeOf(err)
+			s.logs.warn("closing/"+reason, "closing a binary connection", "seq", seq.name, "remote", c.nc.RemoteAddr(), "err", err)
+			c.flush(out)
 			return
 		}
 		for _, id := range ids[:n] {
@@ -230,6 +266,19 @@ func (c *conn) serve() {
 			out = out[:0]
 		}
 	}
+}
+
+// lingers reports whether the close for reason must linger: at Shutdown,
+// and after replies, unless the client ended the connection or no longer
+// reads. A connection refused before any reply closes at once.
+func (c *conn) lingers(reason string) bool {
+	switch reason {
+	case "shutdown":
+		return true
+	case "eof", "idle", "write":
+		return false
+	}
+	return c.inFlight
 }
 
 // auth reads the optional auth frame and returns the connection's sequence,
@@ -251,7 +300,7 @@ func (c *conn) auth(r *bufio.Reader) (*sequence, string) {
 	if first[0] != wire.AuthMarker {
 		if len(def.tokens) > 0 {
 			s.m.authFailed()
-			s.log.Info("binary connection without the required token", "remote", c.nc.RemoteAddr())
+			s.logs.info("no_token", "binary connection without the required token", "remote", c.nc.RemoteAddr())
 			return nil, "unauthorized"
 		}
 		return def, ""
@@ -267,7 +316,7 @@ func (c *conn) auth(r *bufio.Reader) (*sequence, string) {
 	seq := s.byToken(token)
 	if seq == nil {
 		s.m.authFailed()
-		s.log.Info("binary connection with a wrong token", "remote", c.nc.RemoteAddr())
+		s.logs.info("wrong_token", "binary connection with a wrong token", "remote", c.nc.RemoteAddr())
 		return nil, "unauthorized"
 	}
 	return seq, ""
@@ -288,7 +337,7 @@ func (c *conn) readFailure(err error, during string) string {
 		}
 		return "idle"
 	case errors.Is(err, wire.ErrZeroCount):
-		c.s.log.Info("binary connection sent a request for 0 IDs", "remote", c.nc.RemoteAddr())
+		c.s.logs.info("bad_request", "binary connection sent a request for 0 IDs", "remote", c.nc.RemoteAddr())
 		return "bad_request"
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "eof"
@@ -304,7 +353,9 @@ func (c *conn) flush(out []byte) string {
 		return ""
 	}
 	if _, err := c.nc.Write(out); err != nil {
+		c.inFlight = false // the rest cannot be delivered
 		return "write"
 	}
+	c.inFlight = true
 	return ""
 }

@@ -122,7 +122,11 @@ type Config struct {
 	// MaxHTTPCount is the most IDs one HTTP request may ask for; zero means
 	// 1000.
 	MaxHTTPCount int
-	// Logger receives the server's logs; nil means slog.Default().
+	// Logger receives the server's logs; nil means slog.Default(). The
+	// lines about single binary connections (refused, bad requests, failed
+	// requests, failed accepts) are written at most once per 5 s (read on
+	// Clock) per kind; each counts in the attribute "suppressed" the lines
+	// of its kind left out since the previous one.
 	Logger *slog.Logger
 	// Registry receives the server's metrics; nil means none.
 	Registry *prometheus.Registry

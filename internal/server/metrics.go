@@ -49,7 +49,7 @@ func newMetrics(s *Server, reg *prometheus.Registry, version string) (*metrics, 
 		}),
 		closedBy: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "floe_connections_closed_total",
-			Help: "Binary-protocol connections closed, by reason: eof, idle, auth_timeout, unauthorized, bad_request, limit (over the connection limit), clock, ceiling, time_exhausted, format, shutdown, write, error.",
+			Help: "Binary-protocol connections closed, by reason: eof, idle, auth_timeout, unauthorized, bad_request, limit (over the connection limit), clock, ceiling, time_exhausted, format, not_ready, shutdown, write, error.",
 		}, []string{"reason"}),
 		authFailure: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "floe_auth_failures_total", Help: "Connections and HTTP requests refused for a missing or wrong token.",

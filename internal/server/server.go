@@ -16,10 +16,11 @@ import (
 // Server serves named ID sequences over the binary protocol and HTTP. It is
 // safe for concurrent use. Build one with New.
 type Server struct {
-	cfg Config // immutable after New
-	set atomic.Pointer[seqSet]
-	log *slog.Logger
-	m   *metrics
+	cfg  Config // immutable after New
+	set  atomic.Pointer[seqSet]
+	log  *slog.Logger
+	logs *logLimiter // the lines about connections, which a flood of them could repeat without end
+	m    *metrics
 
 	closing atomic.Bool
 	stop    chan struct{} // closed by Shutdown: waits end, keepers stop
@@ -45,6 +46,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:       cfg,
 		log:       cfg.Logger,
+		logs:      newLogLimiter(cfg.Logger, cfg.Clock, logEvery),
 		stop:      make(chan struct{}),
 		idle:      make(chan struct{}, 1),
 		listeners: make(map[net.Listener]struct{}),
@@ -139,15 +141,15 @@ func (s *Server) supervise(seq *sequence, t *term) {
 	}()
 }
 
-// dropConns closes the binary connections of seq, whose term ended: their
-// clients fail over at once instead of at their next request.
+// dropConns ends the binary connections of seq, whose term ended, after
+// the replies they wrote: their clients fail over at once instead of at
+// their next request.
 func (s *Server) dropConns(seq *sequence) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {
 		if c.seq.Load() == seq {
-			c.dropped.Store(true)
-			c.nc.Close()
+			c.drop()
 		}
 	}
 }
@@ -314,6 +316,7 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 	}
 	s.stopped = true
 	close(s.stop)
+	s.logs.flush()
 	for c := range s.conns {
 		c.nc.Close()
 	}
