@@ -2,16 +2,13 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -569,66 +566,48 @@ func TestServer_ShutdownFinishesInFlight(t *testing.T) {
 func TestServer_ClaimLogSaysHowThePreviousRunEnded(t *testing.T) {
 	store := newMemStore()
 	clock := floetest.NewClock(start)
+	shutdown := func(s *Server) error { return s.Shutdown(context.Background()) }
 	tests := []struct {
 		name      string
-		stop      func(*Server) error
+		stop      func(*Server) error // how the previous server stops
 		wantClean bool
 		wantFirst bool
 	}{
-		{"first start", (*Server).Close, false, true},
-		{"after a crash", func(s *Server) error { return s.Shutdown(context.Background()) }, false, false},
-		{"after a clean stop", (*Server).Close, true, false},
+		{"first start", nil, false, true},
+		{"after a crash", (*Server).Close, false, false},
+		{"after a clean stop", shutdown, true, false},
 		{"after a crash again", (*Server).Close, false, false},
 	}
+	var prev *Server
 	for _, tc := range tests {
-		var buf syncBuffer
-		cfg := Config{Store: store, Clock: clock, Window: time.Second, Logger: slog.New(slog.NewJSONHandler(&buf, nil)),
+		if tc.stop != nil {
+			if err := tc.stop(prev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var buf logBuffer
+		cfg := Config{Store: store, Clock: clock, Window: time.Second, Logger: buf.logger(),
 			Sequences: []SequenceConfig{{Name: "default"}}}
 		clock.Step(2 * time.Second) // past the last reservation
 		s, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got struct {
-			Clean *bool `json:"clean_stop"`
-			First *bool `json:"first_use"`
+		claims := buf.lines(t, "worker ID claimed")
+		if len(claims) != 1 {
+			t.Fatalf("%s: %d claims logged, want 1", tc.name, len(claims))
 		}
-		for line := range strings.Lines(buf.String()) {
-			if strings.Contains(line, `"worker ID claimed"`) {
-				if err := json.Unmarshal([]byte(line), &got); err != nil {
-					t.Fatal(err)
-				}
-			}
+		clean, ok1 := claims[0]["clean_stop"].(bool)
+		first, ok2 := claims[0]["first_use"].(bool)
+		if !ok1 || !ok2 {
+			t.Fatalf("%s: no clean_stop and first_use in the claim's log line: %v", tc.name, claims[0])
 		}
-		if got.Clean == nil || got.First == nil {
-			t.Fatalf("%s: no clean_stop and first_use in the claim's log line: %s", tc.name, buf.String())
+		if clean != tc.wantClean || first != tc.wantFirst {
+			t.Errorf("%s: clean_stop=%v first_use=%v, want %v and %v", tc.name, clean, first, tc.wantClean, tc.wantFirst)
 		}
-		if *got.Clean != tc.wantClean || *got.First != tc.wantFirst {
-			t.Errorf("%s: clean_stop=%v first_use=%v, want %v and %v", tc.name, *got.Clean, *got.First, tc.wantClean, tc.wantFirst)
-		}
-		// Each case's stop is how the next case's start finds the store.
-		if err := tc.stop(s); err != nil {
-			t.Fatal(err)
-		}
+		prev = s
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	prev.Close()
 }
 
 // gathered returns the value of the default sequence's series of the named
