@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -52,6 +53,25 @@ type Config struct {
 	Owner       string // this node's name in the coordinator
 	RedisUnsafe bool
 	AdminToken  string
+
+	// The coordinator's TLS and authentication (coordtls.go). A password
+	// comes from its flag or from its file, read by ParseFlags.
+	EtcdCA            string // CA of the etcd servers' certificates, PEM
+	EtcdCert          string // client certificate, PEM
+	EtcdKey           string // its key, PEM
+	EtcdUser          string
+	EtcdPassword      string
+	EtcdPasswordFile  string
+	RedisTLS          bool   // TLS with the system's roots unless RedisCA
+	RedisCA           string // CA of the Redis server's certificate, PEM
+	RedisCert         string // client certificate, PEM
+	RedisKey          string // its key, PEM
+	RedisUser         string // ACL user; "" is the default user
+	RedisPassword     string
+	RedisPasswordFile string
+
+	etcdTLS  *tls.Config // from the flags above by ParseFlags; nil: plain
+	redisTLS *tls.Config
 }
 
 // listFlag is a repeatable flag; values given in the environment are a
@@ -73,6 +93,16 @@ func (l *listFlag) Set(v string) error {
 		*l.vals, l.fromEnv = nil, false
 	}
 	*l.vals = append(*l.vals, v)
+	return nil
+}
+
+// secretFlag is a string flag whose value -h never shows.
+type secretFlag struct{ p *string }
+
+func (f secretFlag) String() string { return "" }
+
+func (f secretFlag) Set(v string) error {
+	*f.p = v
 	return nil
 }
 
@@ -207,6 +237,25 @@ func (c *Config) ParseFlags(args []string, getenv func(string) string, stderr io
 	c.RedisUnsafe = getenv("FLOE_REDIS_UNSAFE") == "true" || getenv("FLOE_REDIS_UNSAFE") == "1"
 	fs.BoolVar(&c.RedisUnsafe, "redis-unsafe", c.RedisUnsafe, "run on a Redis server that fails the safety check (no AOF, appendfsync not always, replicas), accepting duplicate IDs after its crash or failover ($FLOE_REDIS_UNSAFE)")
 	str(&c.AdminToken, "", "admin-token", "FLOE_ADMIN_TOKEN", "", "bearer token of the admin API (/v1/admin/); without one only loopback clients may use it")
+
+	// The coordinator's TLS and authentication.
+	str(&c.EtcdCA, "", "etcd-ca", "FLOE_ETCD_CA", "", "connect to etcd over TLS, trusting the CA certificates in this PEM file (default: the system's)")
+	str(&c.EtcdCert, "", "etcd-cert", "FLOE_ETCD_CERT", "", "connect to etcd over TLS with this client certificate, PEM (with --etcd-key)")
+	str(&c.EtcdKey, "", "etcd-key", "FLOE_ETCD_KEY", "", "the key of --etcd-cert, PEM")
+	str(&c.EtcdUser, "", "etcd-user", "FLOE_ETCD_USER", "", "authenticate to etcd as this user (with --etcd-password or --etcd-password-file); it needs read and write on the key prefix /floe/")
+	c.EtcdPassword = getenv("FLOE_ETCD_PASSWORD")
+	fs.Var(secretFlag{&c.EtcdPassword}, "etcd-password", "the `password` of --etcd-user; prefer --etcd-password-file, since arguments show in ps ($FLOE_ETCD_PASSWORD)")
+	str(&c.EtcdPasswordFile, "", "etcd-password-file", "FLOE_ETCD_PASSWORD_FILE", "", "read the password of --etcd-user from this file (a trailing newline is dropped)")
+	c.RedisTLS = getenv("FLOE_REDIS_TLS") == "true" || getenv("FLOE_REDIS_TLS") == "1"
+	fs.BoolVar(&c.RedisTLS, "redis-tls", c.RedisTLS, "connect to Redis over TLS, trusting the system's CAs (--redis-ca, --redis-cert and --redis-key imply TLS) ($FLOE_REDIS_TLS)")
+	str(&c.RedisCA, "", "redis-ca", "FLOE_REDIS_CA", "", "connect to Redis over TLS, trusting the CA certificates in this PEM file")
+	str(&c.RedisCert, "", "redis-cert", "FLOE_REDIS_CERT", "", "connect to Redis over TLS with this client certificate, PEM (with --redis-key)")
+	str(&c.RedisKey, "", "redis-key", "FLOE_REDIS_KEY", "", "the key of --redis-cert, PEM")
+	str(&c.RedisUser, "", "redis-user", "FLOE_REDIS_USER", "", "authenticate to Redis as this ACL user (with --redis-password or --redis-password-file)")
+	c.RedisPassword = getenv("FLOE_REDIS_PASSWORD")
+	fs.Var(secretFlag{&c.RedisPassword}, "redis-password", "the `password` of --redis-user, or without it of the default user (requirepass); prefer --redis-password-file, since arguments show in ps ($FLOE_REDIS_PASSWORD)")
+	str(&c.RedisPasswordFile, "", "redis-password-file", "FLOE_REDIS_PASSWORD_FILE", "", "read the Redis password from this file (a trailing newline is dropped)")
+
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -218,7 +267,10 @@ func (c *Config) ParseFlags(args []string, getenv func(string) string, stderr io
 		return fmt.Errorf("--clock-policy %q: want wait, fail or borrow", policy)
 	}
 	c.Policy = p
-	return c.validCluster()
+	if err := c.validCluster(); err != nil {
+		return err
+	}
+	return c.loadCoordSecurity()
 }
 
 // sequences returns the server's sequences: "default" (id64 with the
