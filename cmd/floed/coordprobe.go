@@ -56,7 +56,7 @@ func (p probe) try(ctx context.Context) error {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", p.addr)
 	if err != nil {
-		return fmt.Errorf("cannot connect: %w", dialCause(err))
+		return fmt.Errorf("cannot connect: %w", cause(err))
 	}
 	defer conn.Close()
 	if dl, ok := ctx.Deadline(); ok {
@@ -75,21 +75,24 @@ func (p probe) try(ctx context.Context) error {
 		conn = tc
 	}
 	// With TLS 1.3 the server checks the client's certificate after the
-	// client's handshake is done: a refusal arrives as the reply.
-	_, err = conn.Write(p.hello)
-	if err == nil {
-		var b [1]byte
-		_, err = conn.Read(b[:])
+	// client's handshake is done: a refusal arrives as the reply. It can
+	// also fail the write, with the alert still there to read.
+	_, werr := conn.Write(p.hello)
+	var b [1]byte
+	_, err = conn.Read(b[:])
+	switch {
+	case isAlert(err):
+		return p.alertErr(err)
+	case werr != nil:
+		err = werr
 	}
 	switch {
 	case err == nil || isTimeout(err):
 		return nil
-	case isAlert(err):
-		return p.alertErr(err)
 	case p.tls == nil && isClosed(err):
-		return fmt.Errorf("the server closed the connection at once (%v): is it a TLS port? then %s", err, p.tlsOnHint())
+		return fmt.Errorf("the server closed the connection at once (%v): is it a TLS port? then %s", cause(err), p.tlsOnHint())
 	case isClosed(err):
-		return fmt.Errorf("the server closed the connection after the TLS handshake (%v): does it trust the client certificate? %s", err, p.certHint())
+		return fmt.Errorf("the server closed the connection after the TLS handshake (%v): %s", cause(err), p.certHint())
 	}
 	return err
 }
@@ -108,7 +111,7 @@ func (p probe) handshakeErr(err error) error {
 	case isAlert(err):
 		return p.alertErr(err)
 	case errors.As(err, &herr) || isClosed(err):
-		return fmt.Errorf("TLS handshake: %w: is it a plain, non-TLS port? then %s", err, p.tlsOffHint())
+		return fmt.Errorf("TLS handshake: %w: is it a plain, non-TLS port? then %s", cause(err), p.tlsOffHint())
 	case isTimeout(err):
 		return fmt.Errorf("TLS handshake: no reply within %v: is it a plain, non-TLS port? then %s", probeTimeout, p.tlsOffHint())
 	}
@@ -142,9 +145,9 @@ func (p probe) tlsOffHint() string {
 	return "drop --etcd-ca, --etcd-cert and --etcd-key, or use an http:// endpoint"
 }
 
-// dialCause returns the cause of a failed dial without the address the
+// cause returns the cause of a network error without the addresses the
 // caller names anyway: "connection refused", "i/o timeout", a DNS error.
-func dialCause(err error) error {
+func cause(err error) error {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		return errno
