@@ -176,8 +176,9 @@ func (c *Config) etcdErr(eps string, err error) error {
 	switch {
 	case errors.Is(err, rpctypes.ErrAuthFailed):
 		return fmt.Errorf("etcd %s: authentication as user %q failed: %w (check --etcd-user and --etcd-password)", eps, c.EtcdUser, err)
-	case errors.Is(err, rpctypes.ErrUserEmpty):
-		return fmt.Errorf("etcd %s: the server has authentication on: %w (set --etcd-user and --etcd-password)", eps, err)
+	case errors.Is(err, rpctypes.ErrUserEmpty),
+		errors.Is(err, rpctypes.ErrPermissionDenied) && c.EtcdUser == "":
+		return fmt.Errorf("etcd %s: reading /floe/v1/%s/ without a user: %w (the server has authentication on: set --etcd-user and --etcd-password, or give the common name of --etcd-cert a role with readwrite on the prefix /floe/)", eps, c.Cluster, err)
 	case errors.Is(err, rpctypes.ErrPermissionDenied):
 		return fmt.Errorf("etcd %s: user %q may not read /floe/v1/%s/: %w (grant it a role with readwrite on the prefix /floe/)", eps, c.EtcdUser, c.Cluster, err)
 	case errors.Is(err, context.DeadlineExceeded):
