@@ -113,7 +113,7 @@ func (p probe) handshakeErr(err error) error {
 	case errors.As(err, &herr) || isClosed(err):
 		return fmt.Errorf("TLS handshake: %w: is it a plain, non-TLS port? then %s", cause(err), p.tlsOffHint())
 	case isTimeout(err):
-		return fmt.Errorf("TLS handshake: no reply within %v: is it a plain, non-TLS port? then %s", probeTimeout, p.tlsOffHint())
+		return fmt.Errorf("TLS handshake: no reply within %v: is the server stalled, or is it a plain, non-TLS port? then %s", probeTimeout, p.tlsOffHint())
 	}
 	return fmt.Errorf("TLS handshake: %w", err)
 }
