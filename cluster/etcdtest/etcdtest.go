@@ -4,6 +4,7 @@ package etcdtest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
@@ -22,6 +24,19 @@ import (
 type Cluster struct {
 	tb      testing.TB
 	members []*Member
+	sec     *Security // nil: plain, no authentication
+}
+
+// Security turns on TLS on the members' client ports, with client
+// certificates, and optionally etcd's authentication.
+type Security struct {
+	CertFile string      // the members' certificate, PEM
+	KeyFile  string      // its key, PEM
+	CAFile   string      // the CA that must have signed every client's certificate, PEM
+	Client   *tls.Config // how Client connects
+	// RootPassword, when set, turns authentication on with a user root of
+	// this password, whom Client then authenticates as.
+	RootPassword string
 }
 
 // Member is one etcd member.
@@ -30,7 +45,8 @@ type Member struct {
 	ClientAddr string // 127.0.0.1:port
 	PeerAddr   string
 	dir        string
-	initial    string // the initial-cluster string
+	initial    string    // the initial-cluster string
+	sec        *Security // nil: a plain client port
 
 	mu      sync.Mutex
 	etcd    *embed.Etcd   // guarded by mu: nil while stopped
@@ -43,7 +59,23 @@ type Member struct {
 // before (register their Close with t.Cleanup after calling Start).
 func Start(tb testing.TB, n int) *Cluster {
 	tb.Helper()
-	c := &Cluster{tb: tb}
+	return start(tb, n, nil)
+}
+
+// StartSecure is Start with TLS on the client ports and, with a root
+// password, authentication on.
+func StartSecure(tb testing.TB, n int, sec Security) *Cluster {
+	tb.Helper()
+	c := start(tb, n, &sec)
+	if sec.RootPassword != "" {
+		c.enableAuth(tb)
+	}
+	return c
+}
+
+func start(tb testing.TB, n int, sec *Security) *Cluster {
+	tb.Helper()
+	c := &Cluster{tb: tb, sec: sec}
 	var initial []string
 	for i := range n {
 		m := &Member{
@@ -51,6 +83,7 @@ func Start(tb testing.TB, n int) *Cluster {
 			ClientAddr: freeAddr(tb),
 			PeerAddr:   freeAddr(tb),
 			dir:        tb.TempDir(),
+			sec:        sec,
 		}
 		c.members = append(c.members, m)
 		initial = append(initial, m.Name+"=http://"+m.PeerAddr)
@@ -83,19 +116,50 @@ func (c *Cluster) Endpoints() []string {
 }
 
 // Client returns a client of every member, closed when the test ends
-// (before the members stop).
+// (before the members stop). With Security, it connects over TLS and, with
+// authentication on, as root.
 func (c *Cluster) Client(tb testing.TB) *clientv3.Client {
 	tb.Helper()
-	cli, err := clientv3.New(clientv3.Config{
+	cfg := clientv3.Config{
 		Endpoints:   c.Endpoints(),
 		DialTimeout: 5 * time.Second,
 		Logger:      zap.NewNop(),
-	})
+	}
+	if c.sec != nil {
+		cfg.TLS = c.sec.Client
+		if c.sec.RootPassword != "" {
+			cfg.Username, cfg.Password = "root", c.sec.RootPassword
+		}
+	}
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		tb.Fatalf("etcdtest: client: %v", err)
 	}
 	tb.Cleanup(func() { cli.Close() })
 	return cli
+}
+
+// enableAuth adds the user root with the root role and turns
+// authentication on (etcd refuses to without a root user).
+func (c *Cluster) enableAuth(tb testing.TB) {
+	tb.Helper()
+	cfg := clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop(), TLS: c.sec.Client}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		tb.Fatalf("etcdtest: client: %v", err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cli.UserAdd(ctx, "root", c.sec.RootPassword); err != nil {
+		tb.Fatalf("etcdtest: adding user root: %v", err)
+	}
+	if _, err := cli.UserGrantRole(ctx, "root", "root"); err != nil {
+		tb.Fatalf("etcdtest: granting root the root role: %v", err)
+	}
+	if _, err := cli.AuthEnable(ctx); err != nil {
+		tb.Fatalf("etcdtest: enabling authentication: %v", err)
+	}
 }
 
 // Leader returns the member that is leader now, or nil.
@@ -209,6 +273,15 @@ func (m *Member) start() error {
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	peer := url.URL{Scheme: "http", Host: m.PeerAddr}
 	client := url.URL{Scheme: "http", Host: m.ClientAddr}
+	if m.sec != nil {
+		client.Scheme = "https"
+		cfg.ClientTLSInfo = transport.TLSInfo{
+			CertFile:       m.sec.CertFile,
+			KeyFile:        m.sec.KeyFile,
+			TrustedCAFile:  m.sec.CAFile,
+			ClientCertAuth: true,
+		}
+	}
 	cfg.ListenPeerUrls = []url.URL{peer}
 	cfg.AdvertisePeerUrls = []url.URL{peer}
 	cfg.ListenClientUrls = []url.URL{client}

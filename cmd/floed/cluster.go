@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	goredis "github.com/redis/go-redis/v9"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
@@ -73,23 +76,33 @@ func (c *Config) connect(ctx context.Context, log *slog.Logger, clock floe.Clock
 }
 
 func (c *Config) connectEtcd(ctx context.Context, log *slog.Logger, clock floe.Clock) (*coordinator, error) {
+	tlsOn := c.etcdTLS != nil || slices.ContainsFunc(c.Etcd, func(ep string) bool { return strings.HasPrefix(ep, "https://") })
+	log.Info("connecting to the coordinator", "coordinator", "etcd", "endpoints", c.Etcd, "tls", tlsOn, "user", c.EtcdUser)
+	if err := c.probeEtcd(ctx, log); err != nil {
+		return nil, err
+	}
+	eps := strings.Join(c.Etcd, ",")
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints:   c.Etcd,
 		DialTimeout: 5 * time.Second,
+		TLS:         c.etcdTLS,
+		Username:    c.EtcdUser,
+		Password:    c.EtcdPassword,
 		// The Source logs what an operator acts on (claims, losses); the
 		// client's own retry chatter would drown it.
 		Logger: zap.NewNop(),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("etcd %v: %w", c.Etcd, err)
+		return nil, c.etcdErr(eps, err)
 	}
 	// Fail the start now, with a clear error, rather than at the first
-	// claim.
-	if _, err := cli.Get(ctx, "floe-ping", clientv3.WithCountOnly()); err != nil {
-		cli.Close()
-		return nil, fmt.Errorf("etcd %v: %w", c.Etcd, err)
-	}
+	// claim. The key is under the cluster's prefix, which a user limited
+	// to /floe/ may read.
 	prefix := "/floe/v1/" + c.Cluster + "/"
+	if _, err := cli.Get(ctx, prefix, clientv3.WithCountOnly()); err != nil {
+		cli.Close()
+		return nil, c.etcdErr(eps, err)
+	}
 	catalog := etcd.NewCatalog(cli, prefix)
 	co := &coordinator{backend: "etcd", catalog: catalog, close: cli.Close}
 	co.sources = func(seq workerid.Sequence) (workerid.Source, error) {
@@ -104,16 +117,24 @@ func (c *Config) connectEtcd(ctx context.Context, log *slog.Logger, clock floe.C
 }
 
 func (c *Config) connectRedis(ctx context.Context, log *slog.Logger, clock floe.Clock) (*coordinator, error) {
+	log.Info("connecting to the coordinator", "coordinator", "redis", "endpoints", c.Redis, "tls", c.redisTLS != nil, "user", c.RedisUser)
+	p := probe{coord: "redis", addr: c.Redis, tls: c.redisTLS, hello: redisHello}
+	if err := p.run(ctx); err != nil {
+		return nil, err
+	}
 	rdb := goredis.NewClient(&goredis.Options{
 		Addr:        c.Redis,
 		DialTimeout: 5 * time.Second,
+		TLSConfig:   c.redisTLS,
+		Username:    c.RedisUser,
+		Password:    c.RedisPassword,
 		// One request at a time is the lease's pace; a retry would
 		// only blur whether a reservation landed.
 		MaxRetries: -1,
 	})
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		rdb.Close()
-		return nil, fmt.Errorf("redis %s: %w", c.Redis, err)
+		return nil, c.redisErr(err)
 	}
 	var unsafe []string
 	if err := redis.Check(ctx, rdb); err != nil {
@@ -140,6 +161,41 @@ func (c *Config) connectRedis(ctx context.Context, log *slog.Logger, clock floe.
 			Unsafe: c.RedisUnsafe, Logger: log.With("seq", seq.Name, "coordinator", "redis")})
 	}
 	return co, nil
+}
+
+// etcdErr describes an error of the etcd client at the start: a refused
+// login or permission names the user and the flags to check.
+func (c *Config) etcdErr(eps string, err error) error {
+	switch {
+	case errors.Is(err, rpctypes.ErrAuthFailed):
+		return fmt.Errorf("etcd %s: authentication as user %q failed: %w (check --etcd-user and --etcd-password)", eps, c.EtcdUser, err)
+	case errors.Is(err, rpctypes.ErrUserEmpty),
+		errors.Is(err, rpctypes.ErrPermissionDenied) && c.EtcdUser == "":
+		return fmt.Errorf("etcd %s: reading /floe/v1/%s/ without a user: %w (the server has authentication on: set --etcd-user and --etcd-password, or give the common name of --etcd-cert a role with readwrite on the prefix /floe/)", eps, c.Cluster, err)
+	case errors.Is(err, rpctypes.ErrPermissionDenied):
+		return fmt.Errorf("etcd %s: user %q may not read /floe/v1/%s/: %w (grant it a role with readwrite on the prefix /floe/)", eps, c.EtcdUser, c.Cluster, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("etcd %s: no reply within %v: %w", eps, clusterSetupTimeout, err)
+	}
+	return fmt.Errorf("etcd %s: %w", eps, err)
+}
+
+// redisErr describes an error of the Redis client at the start: a refused
+// login names the user and the flags to check.
+func (c *Config) redisErr(err error) error {
+	user := "the default user"
+	if c.RedisUser != "" {
+		user = fmt.Sprintf("user %q", c.RedisUser)
+	}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "WRONGPASS"):
+		return fmt.Errorf("redis %s: authentication as %s failed: %w (check --redis-user and --redis-password)", c.Redis, user, err)
+	case strings.Contains(msg, "NOAUTH"):
+		return fmt.Errorf("redis %s: the server wants a password: %w (set --redis-password, and --redis-user for an ACL user)", c.Redis, err)
+	case strings.Contains(msg, "NOPERM"):
+		return fmt.Errorf("redis %s: %s lacks a permission: %w", c.Redis, user, err)
+	}
+	return fmt.Errorf("redis %s: %w", c.Redis, err)
 }
 
 // workerIDs is how many worker IDs a catalog's sequence has.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -56,6 +57,25 @@ type Config struct {
 	Owner       string // this node's name in the coordinator
 	RedisUnsafe bool
 	AdminToken  string
+
+	// The coordinator's TLS and authentication (coordtls.go). A password
+	// comes from its flag or from its file, read by ParseFlags.
+	EtcdCA            string // CA of the etcd servers' certificates, PEM
+	EtcdCert          string // client certificate, PEM
+	EtcdKey           string // its key, PEM
+	EtcdUser          string
+	EtcdPassword      string
+	EtcdPasswordFile  string
+	RedisTLS          bool   // TLS with the system's roots unless RedisCA
+	RedisCA           string // CA of the Redis server's certificate, PEM
+	RedisCert         string // client certificate, PEM
+	RedisKey          string // its key, PEM
+	RedisUser         string // ACL user; "" is the default user
+	RedisPassword     string
+	RedisPasswordFile string
+
+	etcdTLS  *tls.Config // from the flags above by ParseFlags; nil: plain
+	redisTLS *tls.Config
 }
 
 // defaultStateDir is where the reservations live without --state:
@@ -119,6 +139,19 @@ var envVars = []struct{ flag, name string }{
 	{"owner", "FLOE_OWNER"},
 	{"redis-unsafe", "FLOE_REDIS_UNSAFE"},
 	{"admin-token", "FLOE_ADMIN_TOKEN"},
+	{"etcd-ca", "FLOE_ETCD_CA"},
+	{"etcd-cert", "FLOE_ETCD_CERT"},
+	{"etcd-key", "FLOE_ETCD_KEY"},
+	{"etcd-user", "FLOE_ETCD_USER"},
+	{"etcd-password", "FLOE_ETCD_PASSWORD"},
+	{"etcd-password-file", "FLOE_ETCD_PASSWORD_FILE"},
+	{"redis-tls", "FLOE_REDIS_TLS"},
+	{"redis-ca", "FLOE_REDIS_CA"},
+	{"redis-cert", "FLOE_REDIS_CERT"},
+	{"redis-key", "FLOE_REDIS_KEY"},
+	{"redis-user", "FLOE_REDIS_USER"},
+	{"redis-password", "FLOE_REDIS_PASSWORD"},
+	{"redis-password-file", "FLOE_REDIS_PASSWORD_FILE"},
 }
 
 // tokenVars hold the default sequence's token, which has no flag: floe's
@@ -153,7 +186,10 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
-	return c.validCluster()
+	if err := c.validCluster(); err != nil {
+		return err
+	}
+	return c.loadCoordSecurity()
 }
 
 // setFromEnv gives the variable name, when set, to its flag.
@@ -249,7 +285,23 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	host, _ := os.Hostname()
 	fs.StringVar(&c.Owner, "owner", host, "this node's name in the coordinator; a restarted node prefers the worker ID its name held last")
 	fs.Var(boolFlag{&c.RedisUnsafe}, "redis-unsafe", "run on a Redis server that fails the safety check (no AOF, appendfsync not always, replicas), accepting duplicate IDs after its crash or failover")
-	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token of the admin API (/v1/admin/); without one only loopback clients may use it")
+	fs.Var(secretFlag{&c.AdminToken}, "admin-token", "bearer `token` of the admin API (/v1/admin/); without one only loopback clients may use it")
+
+	// The coordinator's TLS and authentication (coordtls.go).
+	file := func(p *string, name, usage string) { fs.Var(textFlag{p, "a file name", nil}, name, usage) }
+	file(&c.EtcdCA, "etcd-ca", "connect to etcd over TLS, trusting the CA certificates in this PEM `file` (default: the system's)")
+	file(&c.EtcdCert, "etcd-cert", "connect to etcd over TLS with this client certificate, a PEM `file` (with --etcd-key)")
+	file(&c.EtcdKey, "etcd-key", "the key of --etcd-cert, a PEM `file`")
+	fs.Var(textFlag{&c.EtcdUser, "a user name", nil}, "etcd-user", "authenticate to etcd as this `user` (with --etcd-password or --etcd-password-file); it needs read and write on the key prefix /floe/")
+	fs.Var(secretFlag{&c.EtcdPassword}, "etcd-password", "the `password` of --etcd-user; prefer --etcd-password-file, since arguments show in ps")
+	file(&c.EtcdPasswordFile, "etcd-password-file", "read the password of --etcd-user from this `file` (a trailing newline is dropped)")
+	fs.Var(boolFlag{&c.RedisTLS}, "redis-tls", "connect to Redis over TLS, trusting the system's CAs (--redis-ca, --redis-cert and --redis-key imply TLS)")
+	file(&c.RedisCA, "redis-ca", "connect to Redis over TLS, trusting the CA certificates in this PEM `file`")
+	file(&c.RedisCert, "redis-cert", "connect to Redis over TLS with this client certificate, a PEM `file` (with --redis-key)")
+	file(&c.RedisKey, "redis-key", "the key of --redis-cert, a PEM `file`")
+	fs.Var(textFlag{&c.RedisUser, "a user name", nil}, "redis-user", "authenticate to Redis as this ACL `user` (with --redis-password or --redis-password-file)")
+	fs.Var(secretFlag{&c.RedisPassword}, "redis-password", "the `password` of --redis-user, or without it of the default user (requirepass); prefer --redis-password-file, since arguments show in ps")
+	file(&c.RedisPasswordFile, "redis-password-file", "read the Redis password from this `file` (a trailing newline is dropped)")
 
 	for _, v := range envVars {
 		if f := fs.Lookup(v.flag); f != nil {

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/tlstest"
 )
 
 // envLookup is a lookup func over env, as os.LookupEnv over the environment.
@@ -112,11 +115,35 @@ func sameSetting(got, want any) bool {
 
 // anyValue are the variables every string is good for (an empty owner
 // means the host's name; an empty admin token, loopback clients only).
-var anyValue = []string{"FLOE_OWNER", "FLOE_ADMIN_TOKEN"}
+// Passwords likewise: an empty one is refused when it is used, by
+// loadCoordSecurity.
+var anyValue = []string{"FLOE_OWNER", "FLOE_ADMIN_TOKEN", "FLOE_ETCD_PASSWORD", "FLOE_REDIS_PASSWORD"}
 
 // TestConfig_ParseFlagsEnv gives every variable good and bad values, each
 // once as the variable and once as its flag: both must agree.
 func TestConfig_ParseFlagsEnv(t *testing.T) {
+	ca := tlstest.NewCA(t, "env")
+	pair := ca.Issue(t, "floed")
+	pwFile := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(pwFile, []byte("pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	etcd := map[string]string{"FLOE_ETCD": "127.0.0.1:2379"}
+	etcdWith := func(kv ...string) map[string]string {
+		m := map[string]string{"FLOE_ETCD": "127.0.0.1:2379"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	redis := map[string]string{"FLOE_REDIS": "127.0.0.1:6379"}
+	redisWith := func(kv ...string) map[string]string {
+		m := map[string]string{"FLOE_REDIS": "127.0.0.1:6379"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
 	tests := []struct {
 		name    string
 		env     string
@@ -238,6 +265,30 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		{name: "redis unsafe empty", env: "FLOE_REDIS_UNSAFE", value: "", wantErr: "want true or false"},
 		{name: "admin token", env: "FLOE_ADMIN_TOKEN", value: "adm1n", field: "AdminToken", want: "adm1n"},
 		{name: "admin token empty", env: "FLOE_ADMIN_TOKEN", value: "", field: "AdminToken", want: ""},
+		{name: "etcd ca", env: "FLOE_ETCD_CA", value: ca.CertFile, with: etcd, field: "EtcdCA", want: ca.CertFile},
+		{name: "etcd ca empty", env: "FLOE_ETCD_CA", value: "", with: etcd, wantErr: "want a file name"},
+		{name: "etcd cert", env: "FLOE_ETCD_CERT", value: pair.CertFile, with: etcdWith("FLOE_ETCD_KEY", pair.KeyFile), field: "EtcdCert", want: pair.CertFile},
+		{name: "etcd cert empty", env: "FLOE_ETCD_CERT", value: "", with: etcd, wantErr: "want a file name"},
+		{name: "etcd key", env: "FLOE_ETCD_KEY", value: pair.KeyFile, with: etcdWith("FLOE_ETCD_CERT", pair.CertFile), field: "EtcdKey", want: pair.KeyFile},
+		{name: "etcd key empty", env: "FLOE_ETCD_KEY", value: "", with: etcd, wantErr: "want a file name"},
+		{name: "etcd user", env: "FLOE_ETCD_USER", value: "floe", with: etcdWith("FLOE_ETCD_PASSWORD", "pw"), field: "EtcdUser", want: "floe"},
+		{name: "etcd user empty", env: "FLOE_ETCD_USER", value: "", with: etcd, wantErr: "want a user name"},
+		{name: "etcd password", env: "FLOE_ETCD_PASSWORD", value: "pw", with: etcdWith("FLOE_ETCD_USER", "floe"), field: "EtcdPassword", want: "pw"},
+		{name: "etcd password file", env: "FLOE_ETCD_PASSWORD_FILE", value: pwFile, with: etcdWith("FLOE_ETCD_USER", "floe"), field: "EtcdPassword", want: "pw"},
+		{name: "etcd password file empty", env: "FLOE_ETCD_PASSWORD_FILE", value: "", with: etcd, wantErr: "want a file name"},
+		{name: "redis tls", env: "FLOE_REDIS_TLS", value: "true", with: redis, field: "RedisTLS", want: true},
+		{name: "redis tls maybe", env: "FLOE_REDIS_TLS", value: "maybe", with: redis, wantErr: "want true or false"},
+		{name: "redis ca", env: "FLOE_REDIS_CA", value: ca.CertFile, with: redis, field: "RedisCA", want: ca.CertFile},
+		{name: "redis ca empty", env: "FLOE_REDIS_CA", value: "", with: redis, wantErr: "want a file name"},
+		{name: "redis cert", env: "FLOE_REDIS_CERT", value: pair.CertFile, with: redisWith("FLOE_REDIS_KEY", pair.KeyFile), field: "RedisCert", want: pair.CertFile},
+		{name: "redis cert empty", env: "FLOE_REDIS_CERT", value: "", with: redis, wantErr: "want a file name"},
+		{name: "redis key", env: "FLOE_REDIS_KEY", value: pair.KeyFile, with: redisWith("FLOE_REDIS_CERT", pair.CertFile), field: "RedisKey", want: pair.KeyFile},
+		{name: "redis key empty", env: "FLOE_REDIS_KEY", value: "", with: redis, wantErr: "want a file name"},
+		{name: "redis user", env: "FLOE_REDIS_USER", value: "floe", with: redisWith("FLOE_REDIS_PASSWORD", "pw"), field: "RedisUser", want: "floe"},
+		{name: "redis user empty", env: "FLOE_REDIS_USER", value: "", with: redis, wantErr: "want a user name"},
+		{name: "redis password", env: "FLOE_REDIS_PASSWORD", value: "pw", with: redis, field: "RedisPassword", want: "pw"},
+		{name: "redis password file", env: "FLOE_REDIS_PASSWORD_FILE", value: pwFile, with: redis, field: "RedisPassword", want: "pw"},
+		{name: "redis password file empty", env: "FLOE_REDIS_PASSWORD_FILE", value: "", with: redis, wantErr: "want a file name"},
 	}
 	flags := make(map[string]string) // variable -> flag
 	for _, v := range envVars {

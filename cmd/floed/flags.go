@@ -355,3 +355,14 @@ func (l *listFlag) setEnv(v string) error {
 	*l.vals, l.fromEnv = vals, true
 	return nil
 }
+
+// secretFlag is a string flag whose value -h never shows, and errors about
+// which never repeat it: a token or a password.
+type secretFlag struct{ p *string }
+
+func (f secretFlag) String() string { return "" }
+
+func (f secretFlag) Set(v string) error {
+	*f.p = v
+	return nil
+}

@@ -5,6 +5,7 @@ package redistest
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
@@ -23,7 +24,17 @@ type Server struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	args []string
+	tls  *TLS // nil: plain TCP
 	tb   testing.TB
+}
+
+// TLS makes a server speak TLS only: its port is a --tls-port and it has
+// no plain one. Its clients must present a certificate that CAFile signed.
+type TLS struct {
+	CertFile string      // the server's certificate, PEM
+	KeyFile  string      // its key, PEM
+	CAFile   string      // the CA of the clients' certificates, PEM
+	Client   *tls.Config // how the harness itself connects to see the server up
 }
 
 // Start runs redis-server on a free loopback port with persistence off and
@@ -32,8 +43,19 @@ type Server struct {
 // CI must install one.
 func Start(tb testing.TB, args ...string) *Server {
 	tb.Helper()
+	return start(tb, nil, args)
+}
+
+// StartTLS is Start with TLS on the server's port (and no plain port).
+func StartTLS(tb testing.TB, t TLS, args ...string) *Server {
+	tb.Helper()
+	return start(tb, &t, args)
+}
+
+func start(tb testing.TB, t *TLS, args []string) *Server {
+	tb.Helper()
 	bin := lookPath(tb)
-	s := &Server{Dir: tb.TempDir(), args: args, tb: tb}
+	s := &Server{Dir: tb.TempDir(), args: args, tls: t, tb: tb}
 	var lastErr error
 	for range 5 { // a freed port can be taken again before redis binds it
 		port, err := freePort()
@@ -90,11 +112,19 @@ func lookPath(tb testing.TB) string {
 
 func (s *Server) start(bin string, port int) error {
 	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	argv := append([]string{
-		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+	argv := []string{"--port", strconv.Itoa(port)}
+	if s.tls != nil {
+		argv = []string{
+			"--port", "0", "--tls-port", strconv.Itoa(port),
+			"--tls-cert-file", s.tls.CertFile, "--tls-key-file", s.tls.KeyFile,
+			"--tls-ca-cert-file", s.tls.CAFile,
+		}
+	}
+	argv = append(append(argv,
+		"--bind", "127.0.0.1",
 		"--dir", s.Dir, "--save", "", "--appendonly", "no",
 		"--daemonize", "no", "--logfile", "",
-	}, s.args...)
+	), s.args...)
 	cmd := exec.Command(bin, argv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out := &strings.Builder{}
@@ -124,7 +154,16 @@ func (s *Server) start(bin string, port int) error {
 // ping sends PING and accepts +PONG or an authentication error (the server
 // is up, it just wants a password).
 func (s *Server) ping() error {
-	conn, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	var (
+		conn net.Conn
+		err  error
+	)
+	d := &net.Dialer{Timeout: time.Second}
+	if s.tls != nil {
+		conn, err = tls.DialWithDialer(d, "tcp", s.Addr, s.tls.Client)
+	} else {
+		conn, err = d.Dial("tcp", s.Addr)
+	}
 	if err != nil {
 		return err
 	}
