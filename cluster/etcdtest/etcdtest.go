@@ -73,7 +73,33 @@ func StartSecure(tb testing.TB, n int, sec Security) *Cluster {
 	return c
 }
 
+// startAttempts bounds the starts of a cluster whose ports were taken
+// between freeAddr and the members' own listen, by a test running in
+// parallel.
+const startAttempts = 5
+
 func start(tb testing.TB, n int, sec *Security) *Cluster {
+	tb.Helper()
+	for range startAttempts - 1 {
+		c, err := tryStart(tb, n, sec)
+		if err == nil {
+			return c
+		}
+		c.Stop()
+		if !strings.Contains(err.Error(), "address already in use") {
+			tb.Fatalf("etcdtest: %v", err)
+		}
+	}
+	c, err := tryStart(tb, n, sec)
+	if err != nil {
+		tb.Fatalf("etcdtest: %v", err)
+	}
+	return c
+}
+
+// tryStart starts a cluster of n members on fresh ports; the caller stops
+// it after an error.
+func tryStart(tb testing.TB, n int, sec *Security) (*Cluster, error) {
 	tb.Helper()
 	c := &Cluster{tb: tb, sec: sec}
 	var initial []string
@@ -94,13 +120,17 @@ func start(tb testing.TB, n int, sec *Security) *Cluster {
 		m.initial = strings.Join(initial, ",")
 		go func() { errs <- m.start() }()
 	}
+	var first error
 	for range n {
-		if err := <-errs; err != nil {
-			tb.Fatalf("etcdtest: %v", err)
+		if err := <-errs; err != nil && first == nil {
+			first = err
 		}
 	}
+	if first != nil {
+		return c, first
+	}
 	c.WaitLeader(tb)
-	return c
+	return c, nil
 }
 
 // Members returns the members in the order they were made.
