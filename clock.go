@@ -23,6 +23,9 @@ type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
 
+// UnixNano is Now().UnixNano(), for generators that need only that.
+func (systemClock) UnixNano() int64 { return time.Now().UnixNano() }
+
 // MonotonicClock reads the process's monotonic clock, anchored to the wall
 // clock when first used. Steps of the wall clock backwards inside one process
 // are invisible to it; when the wall clock moves ahead of it (a step forward,
@@ -51,7 +54,11 @@ func newAnchor(now time.Time, wall int64) *anchor {
 	return &anchor{wall: wall, mono: now, check: recheckEvery}
 }
 
-func (c *monotonicClock) Now() time.Time {
+func (c *monotonicClock) Now() time.Time { return time.Unix(0, c.UnixNano()) }
+
+// UnixNano is Now().UnixNano() without building a time.Time: the
+// generators read it on every call.
+func (c *monotonicClock) UnixNano() int64 {
 	a := c.anchor.Load()
 	if a == nil {
 		now := time.Now()
@@ -63,7 +70,7 @@ func (c *monotonicClock) Now() time.Time {
 	if d >= a.check {
 		ns = c.recheck(a, ns)
 	}
-	return time.Unix(0, ns)
+	return ns
 }
 
 // recheck compares the anchored reading ns with the wall clock and re-anchors

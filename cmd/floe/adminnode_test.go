@@ -28,6 +28,7 @@ import (
 type adminNode struct {
 	url   string                   // immutable: http://127.0.0.1:port
 	token string                   // immutable; required as a bearer token when not empty
+	bin   string                   // immutable: the binary protocol's address
 	srv   *server.Server           // immutable
 	cat   *workeridtest.MemCatalog // immutable
 
@@ -88,6 +89,7 @@ func startAdminNode(t testing.TB, token string) *adminNode {
 	if err != nil {
 		t.Fatal(err)
 	}
+	n.bin = l.Addr().String()
 	served := make(chan error, 1)
 	go func() { served <- n.srv.Serve(l) }()
 	t.Cleanup(func() {

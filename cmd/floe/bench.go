@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/wire"
 )
 
@@ -34,6 +35,8 @@ type benchConfig struct {
 	warmup      time.Duration
 	timeout     time.Duration
 	check       bool
+	layout      id64.Layout // of the server's IDs, to read their time
+	layoutName  string
 	output      string // text or json
 	progress    bool
 }
@@ -59,11 +62,15 @@ type benchConfig struct {
 //	IDs/s:       4099582
 //	requests/s:  16077
 //	latency:     p50 310µs p99 821µs p999 1.23ms max 3.41ms
+//	time lag:    p50 -1 p99 0 max 0 ticks of 1ms; 0 IDs name a tick before their request's send
 //	unique:      45099000 IDs checked, 0 duplicates, 0 order violations
 //
 // followed, when something went wrong, by lines for the first duplicate,
 // the first order violation and each failed connection. IDs is requests ×
-// batch; the IDs checked include the warmup's. Latencies are
+// batch; the IDs checked include the warmup's. The time lag of an ID is
+// the tick (of -layout) in which its request was sent minus the tick the ID
+// names: 0 or less is a true time, above 0 a time before the request (on
+// one machine, or clocks in sync). Latencies are
 // rounded to 3 significant digits; each quantile is the top of its
 // histogram bucket, at most 0.8% over the true value. With -o json the
 // same figures come as one object, durations in seconds (see benchResult).
@@ -130,10 +137,12 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.IntVar(&cfg.pipeline, "pipeline", 1, "requests outstanding per connection, 1.."+strconv.Itoa(benchMaxPipeline)+"; 1: send one, wait for its reply")
 	fs.DurationVar(&cfg.warmup, "warmup", 0, "run this long before measuring; its IDs are checked but not counted")
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Second, "longest wait to connect or for a reply")
+	fs.StringVar(&cfg.layoutName, "layout", "twitter", "id64 layout of the server's IDs, to measure the lag of their time behind their request's send: twitter (noeqd's), icicle, instagram, discord or snowcast-N")
 	fs.BoolVar(&cfg.check, "check", true, "check IDs are unique over all connections (keeps every ID: 8 bytes each); order on each connection is always checked")
 	fs.StringVar(&cfg.output, "o", "text", "output: text or json")
 	progress := fs.String("progress", "auto", "live progress line on stderr: auto (when stderr is a terminal), on or off")
-	if err := parseFlags(fs, args); err != nil {
+	err := parseFlags(fs, args)
+	if err != nil {
 		return nil, err
 	}
 	bad := func(format string, args ...any) (*benchConfig, error) {
@@ -157,6 +166,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		return bad("-d 0 needs -n: the run would not end")
 	case cfg.output != "text" && cfg.output != "json":
 		return bad("-o %q: want text or json", cfg.output)
+	}
+	if cfg.layout, err = id64.LayoutByName(cfg.layoutName); err != nil {
+		return bad("-layout %q: %v", cfg.layoutName, err)
 	}
 	switch *progress {
 	case "on":

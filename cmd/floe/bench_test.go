@@ -34,6 +34,9 @@ type benchJSON struct {
 	OrderViolations uint64          `json:"order_violations"`
 	FirstViolation  *benchViolation `json:"first_order_violation"`
 	Errors          []string        `json:"errors"`
+	TimeLag         benchTimeLag    `json:"time_lag_ticks"`
+	TickSeconds     float64         `json:"tick_seconds"`
+	StaleIDs        uint64          `json:"stale_ids"`
 }
 
 // benchRunJSON runs "floe bench -o json" with args against addr and
@@ -213,6 +216,7 @@ func TestBench_BadFlags(t *testing.T) {
 		{"-o", "xml"},
 		{"-progress", "maybe"},
 		{"-token", strings.Repeat("x", 256)},
+		{"-layout", "bogus"},
 		{"extra"},
 	} {
 		var out, errOut bytes.Buffer

@@ -39,6 +39,7 @@ type benchConn struct {
 	completed atomic.Uint64
 
 	hist       benchHist
+	lag        benchLag
 	requests   uint64        // requests sent after the warmup and answered
 	lastReply  time.Duration // when the last of those was answered, since the start
 	received   uint64        // IDs received, warmup included
@@ -116,7 +117,7 @@ func (w *benchConn) run(r *benchRun) {
 			done := time.Since(r.start)
 			p := 0
 			for ; have-p >= size; p += size {
-				w.reply(buf[p:p+size], cfg, sent[head], done)
+				w.reply(buf[p:p+size], r, sent[head], done)
 				if head++; head == depth {
 					head = 0
 				}
@@ -132,9 +133,10 @@ func (w *benchConn) run(r *benchRun) {
 	}
 }
 
-// reply decodes and checks one reply, and times it when its request was
-// sent after the warmup.
-func (w *benchConn) reply(b []byte, cfg *benchConfig, sentAt, done time.Duration) {
+// reply decodes and checks one reply, and times it and the lag of its IDs'
+// time when its request was sent after the warmup.
+func (w *benchConn) reply(b []byte, r *benchRun, sentAt, done time.Duration) {
+	cfg := r.cfg
 	n := len(b) / wire.IDSize
 	ids := w.scratch[:n]
 	if cfg.check {
@@ -154,6 +156,7 @@ func (w *benchConn) reply(b []byte, cfg *benchConfig, sentAt, done time.Duration
 	if sentAt >= cfg.warmup {
 		w.requests++
 		w.hist.record(done - sentAt)
+		w.lag.record(cfg.layout, ids, r.start.Add(sentAt))
 		w.lastReply = done
 	}
 }

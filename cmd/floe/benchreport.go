@@ -31,6 +31,12 @@ type benchResult struct {
 	IDsPerSecond      float64      `json:"ids_per_second"`
 	RequestsPerSecond float64      `json:"requests_per_second"`
 	Latency           benchLatency `json:"latency_seconds"`
+	// TimeLag is the lag of the IDs' time behind their request's send
+	// (see runBench), in ticks of TickSeconds; StaleIDs counts the IDs
+	// whose time is a tick before their request's send.
+	TimeLag     benchTimeLag `json:"time_lag_ticks"`
+	TickSeconds float64      `json:"tick_seconds"`
+	StaleIDs    uint64       `json:"stale_ids"`
 	// IDsChecked counts every ID received, warmup included. All are
 	// checked for order on their connection, and for uniqueness over all
 	// connections when UniqueChecked.
@@ -49,6 +55,14 @@ type benchLatency struct {
 	P99  benchSeconds `json:"p99"`
 	P999 benchSeconds `json:"p999"`
 	Max  benchSeconds `json:"max"`
+}
+
+// benchTimeLag holds quantiles of the IDs' time lag, in ticks.
+type benchTimeLag struct {
+	Min int64 `json:"min"`
+	P50 int64 `json:"p50"`
+	P99 int64 `json:"p99"`
+	Max int64 `json:"max"`
 }
 
 // benchViolation is an ID that was not greater than the one before it.
@@ -77,10 +91,11 @@ func benchCollect(cfg *benchConfig, conns []*benchConn) *benchResult {
 		UniqueChecked: cfg.check,
 		Errors:        []string{},
 	}
-	hist := new(benchHist)
+	hist, lag := new(benchHist), new(benchLag)
 	var last time.Duration
 	for _, w := range conns {
 		hist.merge(&w.hist)
+		lag.merge(&w.lag)
 		res.Requests += w.requests
 		res.IDsChecked += w.received
 		res.OrderViolations += w.violations
@@ -109,6 +124,9 @@ func benchCollect(cfg *benchConfig, conns []*benchConn) *benchResult {
 		P999: benchSeconds(hist.quantile(999)),
 		Max:  benchSeconds(hist.max),
 	}
+	res.TimeLag = benchTimeLag{Min: lag.min, P50: lag.quantile(500), P99: lag.quantile(990), Max: lag.max}
+	res.TickSeconds = cfg.layout.Unit.Seconds()
+	res.StaleIDs = lag.stale
 	if cfg.check {
 		var first uint64
 		res.Duplicates, first = benchDuplicates(conns)
@@ -164,6 +182,9 @@ func (res *benchResult) writeText(w io.Writer) error {
 	line("requests/s", "%.0f", res.RequestsPerSecond)
 	l := res.Latency
 	line("latency", "p50 %v p99 %v p999 %v max %v", benchRound(l.P50), benchRound(l.P99), benchRound(l.P999), benchRound(l.Max))
+	tl := res.TimeLag
+	line("time lag", "p50 %d p99 %d max %d ticks of %v; %d IDs name a tick before their request's send", tl.P50, tl.P99, tl.Max,
+		time.Duration(res.TickSeconds*float64(time.Second)), res.StaleIDs)
 	if res.UniqueChecked {
 		line("unique", "%d IDs checked, %d duplicates, %d order violations", res.IDsChecked, res.Duplicates, res.OrderViolations)
 	} else {

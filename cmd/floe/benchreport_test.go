@@ -40,6 +40,7 @@ func TestBenchResult_WriteText(t *testing.T) {
 		Duration: benchSeconds(10*time.Second + 1234*time.Microsecond), Warmup: benchSeconds(time.Second),
 		Requests: 160784, IDs: 160784 * 255, IDsPerSecond: 4099599.6, RequestsPerSecond: 16076.8,
 		Latency:       benchLatency{P50: ms(0.31049), P99: ms(0.8213), P999: ms(1.2345), Max: ms(3412.5)},
+		TimeLag:       benchTimeLag{Min: -4, P50: -1, P99: 0, Max: 1}, TickSeconds: 0.001, StaleIDs: 3,
 		UniqueChecked: true, IDsChecked: 42000000, Duplicates: 2, FirstDuplicate: "1541815603606036480",
 		OrderViolations: 1, FirstViolation: &benchViolation{Conn: 3, Before: "1541815603606036481", ID: "1541815603606036480"},
 		Errors: []string{"conn 3: closed by the server after 57 replies"},
@@ -53,6 +54,7 @@ IDs:         40999920
 IDs/s:       4099600
 requests/s:  16077
 latency:     p50 310µs p99 821µs p999 1.23ms max 3.41s
+time lag:    p50 -1 p99 0 max 1 ticks of 1ms; 3 IDs name a tick before their request's send
 unique:      42000000 IDs checked, 2 duplicates, 1 order violations
   first duplicate: 1541815603606036480
   first order violation: conn 3, 1541815603606036480 after 1541815603606036481

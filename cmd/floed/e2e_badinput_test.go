@@ -36,12 +36,11 @@ func (f *floed) resources() resources {
 	return r
 }
 
-// Margins over the baseline once everything is closed: the cached clock's
-// refresher goroutine lives on for 0.1 s after the last read, and a scrape's
-// own connection may still be winding down.
+// Margins over the baseline once everything is closed: a scrape's own
+// connection may still be winding down.
 const (
 	fdMargin        = 2
-	goroutineMargin = 3
+	goroutineMargin = 2
 )
 
 func TestE2E_BadInput(t *testing.T) {

@@ -30,7 +30,7 @@ type Seq struct {
 	seqMin   uint64
 	seqMax   uint64
 	policy   floe.Policy
-	slack    int64  // ns a cached reading may lie before the last tick's start on the fast path
+	slack    int64  // ns a reading may lie before the last tick's start on the fast path (Borrow)
 	ahead    uint64 // ticks Borrow may run ahead of the clock
 	maxWait  time.Duration
 	reserved bool
@@ -119,13 +119,9 @@ func New(cfg Config) (*Seq, error) {
 		s.ttBit = uint64(1) << ext
 	}
 	s.ahead = max(1, uint64(cfg.MaxAhead)/uint64(cfg.Unit))
-	switch {
-	case cfg.Policy == floe.Borrow:
-		// Exact: a tick within ahead of a reading that only lags is within
-		// ahead of the clock.
+	if cfg.Policy == floe.Borrow {
+		// A tick within ahead of the reading is within ahead of the clock.
 		s.slack = int64(s.ahead) * s.unit
-	case s.r.cache != nil:
-		s.slack = int64(staleness)
 	}
 	s.lowWater = uint64(cfg.LowWater) / uint64(cfg.Unit)
 	s.ceiling.Store(cfg.Ceiling)
@@ -154,7 +150,7 @@ func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
 	if n == 0 {
 		n = 1
 	}
-	now := s.r.cached() - s.epoch
+	now := s.r.now() - s.epoch
 	if n == 1 && s.add {
 		h := s.hint.Load()
 		start := int64(h>>s.tshift) * s.unit
@@ -166,10 +162,10 @@ func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
 				// is ours alone.
 				return s.tick(v>>s.tshift, v), q, 1, nil
 			}
-			// Overshot: the tick is spent. A precise reading usually shows
-			// a later tick, which the loop below moves to without a lock.
+			// Overshot: the tick is spent. A new reading may show a later
+			// tick, which the loop below moves to without a lock.
 			s.hint.CompareAndSwap(h, h|1)
-			now = s.r.precise() - s.epoch
+			now = s.r.now() - s.epoch
 		}
 	}
 	for {

@@ -17,7 +17,7 @@ const spinBelow = 1300 * time.Microsecond
 // absorb the timer's overshoot; the rest of the wait spins.
 const sleepMargin = 300 * time.Microsecond
 
-// slow reserves under the mutex when the fast path cannot decide: a precise
+// slow reserves under the mutex when the fast path cannot decide: a fresh
 // reading settles whether to move to a new tick, borrow one, wait, switch
 // timeline or refuse.
 func (s *Seq) slow(n uint64) (tick, seq, count uint64, err error) {
@@ -43,7 +43,7 @@ func (s *Seq) slow(n uint64) (tick, seq, count uint64, err error) {
 		// really went back (or Borrow or a floor put it ahead).
 		s.mu.Lock()
 		st := s.state.Load()
-		now := s.r.precise()
+		now := s.r.now()
 		d, exhaust, ok, t, q, c, err := s.decide(st, now, n, &stalled)
 		s.mu.Unlock()
 		if ok || err != nil {
