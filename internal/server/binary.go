@@ -1,26 +1,40 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/wire"
 )
 
-// Buffer sizes of a binary connection. Requests are one byte and an auth
-// frame at most 257, so a small reader suffices; a reply to a full request
-// is 2,040 bytes, and pipelined replies are gathered up to outFlush before
-// a write.
+// Buffer sizes of a binary connection. Requests are one byte: a read
+// takes up to inSize of them, which is all a client pipelines at once but
+// for the largest bursts. A reply to a full request is 2,040 bytes, and
+// pipelined replies are gathered up to outFlush before a write.
 const (
-	readerSize = 512
-	outFlush   = 4096
+	inSize   = 64
+	outFlush = 4096
 )
+
+// replies are what a binary connection needs while it serves requests: the
+// IDs of one request and the replies gathered before a write. A connection
+// takes them from repliesPool when its requests arrive and gives them back
+// when it has none left to serve, so that an idle one holds none.
+type replies struct {
+	ids [wire.MaxCount]id64.ID
+	out []byte
+}
+
+var repliesPool = sync.Pool{New: func() any {
+	return &replies{out: make([]byte, 0, outFlush+wire.MaxCount*wire.IDSize)}
+}}
 
 // Serve accepts binary-protocol connections on l and serves each in its own
 // goroutine until Shutdown or Close, after which it returns
@@ -61,6 +75,9 @@ func (s *Server) Serve(l net.Listener) error {
 		}
 		delay = 0
 		c := &conn{s: s, nc: nc}
+		// The first read's deadline is set here, before Shutdown can
+		// see the connection, and on this goroutine's stack (see serve).
+		nc.SetReadDeadline(time.Now().Add(s.firstRead()))
 		s.mu.Lock()
 		if s.closing.Load() {
 			s.mu.Unlock()
@@ -76,8 +93,17 @@ func (s *Server) Serve(l net.Listener) error {
 		s.conns[c] = struct{}{}
 		s.mu.Unlock()
 		s.m.connOpened()
-		go c.serve()
+		go c.serve(nil)
 	}
+}
+
+// firstRead is the time a binary connection has to send its first byte:
+// the whole auth frame when the default sequence requires a token.
+func (s *Server) firstRead() time.Duration {
+	if len(s.set.Load().list[0].tokens) > 0 {
+		return s.cfg.AuthTimeout
+	}
+	return s.cfg.IdleTimeout
 }
 
 // isTemporary reports accept errors worth retrying (EMFILE, ENFILE,
@@ -96,6 +122,8 @@ type conn struct {
 	seq         atomic.Pointer[sequence] // set once the auth frame chose it
 	dropped     atomic.Bool              // ended because its sequence stopped issuing
 	inFlight    bool                     // owned by serve: replies were written, and may not have arrived yet
+	deadline    time.Time                // owned by serve: the read and write deadline set last
+	in          [inSize]byte             // owned by serve: the bytes read last
 }
 
 // interrupt makes a blocked read return, so that the connection ends after
@@ -127,21 +155,20 @@ const (
 // reset and drop the replies not yet sent. It half-closes, so the client
 // reads every reply and then the end of the stream, and discards what the
 // client still sends until it closes too, for at most lingerTimeout and
-// lingerBytes. It reads through r, so a connection that lingers holds no
-// more than r's small buffer.
-func (c *conn) linger(r *bufio.Reader) {
+// lingerBytes. It reads into the connection's own small buffer, so a
+// connection that lingers holds no more memory than an idle one.
+func (c *conn) linger() {
 	cw, ok := c.nc.(interface{ CloseWrite() error })
 	if !ok || cw.CloseWrite() != nil {
 		return
 	}
 	deadline := time.Now().Add(lingerTimeout)
 	c.nc.SetReadDeadline(deadline)
-	r.Discard(r.Buffered()) // read already: not counted against lingerBytes
 	for left := lingerBytes; left > 0; {
-		n, err := r.Discard(left)
+		n, err := c.nc.Read(c.in[:min(left, inSize)])
 		left -= n
 		if err == nil {
-			return // lingerBytes read
+			continue
 		}
 		if !errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(deadline) {
 			return // the client closed, or the time is up
@@ -151,121 +178,209 @@ func (c *conn) linger(r *bufio.Reader) {
 	}
 }
 
-// serve runs the connection: the optional auth frame, then requests until
-// an error, the idle timeout or Shutdown.
-func (c *conn) serve() {
+// serve runs the connection until it must close, then closes it: its
+// first bytes and the optional auth frame (when seq is nil), then its
+// requests.
+//
+// An idle connection costs little more than its goroutine's stack, which
+// is smallest (2 KiB, less what the runtime keeps to itself: 928 bytes on
+// linux/amd64) only while no call has gone deeper: a stack that grew never
+// shrinks back while its goroutine waits in a read. The read fits, from serve's small
+// frame; serving requests may not (the generator's slow path, a contended
+// lock), nor setting a deadline (the runtime's timers). So a connection
+// holds replies only while it has requests to serve, and once they are
+// served and the deadline set, if its stack has grown, it waits on a fresh
+// goroutine, which runs serve with the connection's sequence.
+func (c *conn) serve(seq *sequence) {
+	var (
+		in     []byte   // read, not yet served
+		r      *replies // nil while idle
+		reason string
+		mark   byte // where this goroutine's stack is: it moves when the stack grows
+		stack  = uintptr(unsafe.Pointer(&mark))
+	)
+	if seq == nil {
+		seq, in, reason = c.open()
+	}
+	for reason == "" {
+		if len(in) > 0 {
+			if r == nil {
+				r = repliesPool.Get().(*replies)
+			}
+			reason = c.request(seq, r, in[0])
+			in = in[1:]
+			if reason == "" && len(r.out) >= outFlush {
+				reason = c.flush(r)
+			}
+			continue
+		}
+		// Every request read is served: send the replies, give the
+		// buffers back and wait for more.
+		if r != nil {
+			reason = c.flush(r)
+			repliesPool.Put(r)
+			r = nil
+			if reason != "" {
+				break
+			}
+		}
+		// Refresh the deadlines only when half used: a deadline is a
+		// timer update, too dear for every request.
+		if now := time.Now(); c.deadline.Sub(now) < c.s.cfg.IdleTimeout/2 {
+			c.deadline = now.Add(c.s.cfg.IdleTimeout)
+			c.nc.SetDeadline(c.deadline)
+			if reason = c.ending(); reason != "" {
+				break
+			}
+		}
+		if uintptr(unsafe.Pointer(&mark)) != stack {
+			go c.serve(seq)
+			return
+		}
+		in, reason = c.read("request")
+	}
+	if r != nil {
+		// The replies to the requests served before a failure are
+		// still owed.
+		c.flush(r)
+		repliesPool.Put(r)
+	}
+	c.close(reason)
+}
+
+// close closes the connection for reason, lingering when replies may be
+// in flight, and unregisters it.
+func (c *conn) close(reason string) {
+	if c.dropped.Load() {
+		reason = "not_ready"
+	}
+	if c.lingers(reason) {
+		c.linger()
+	}
+	c.nc.Close()
 	s := c.s
-	reason := "eof"
-	var r *bufio.Reader
-	defer func() {
-		if c.dropped.Load() {
-			reason = "not_ready"
-		}
-		if r != nil && c.lingers(reason) {
-			c.linger(r)
-		}
-		c.nc.Close()
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		s.m.connClosed(reason)
-		s.progress()
-	}()
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.m.connClosed(reason)
+	s.progress()
+}
+
+// ending returns the reason to close a connection that Shutdown
+// interrupted or whose sequence stopped issuing, once its deadline was
+// set: either may have come before and been overwritten.
+func (c *conn) ending() string {
+	switch {
+	case c.interrupted.Load():
+		return "shutdown"
+	case c.dropped.Load():
+		return "not_ready"
+	}
+	return ""
+}
+
+// open refuses the connection while its sequence holds no worker ID, or
+// reads its first bytes and the optional auth frame. It returns the
+// connection's sequence and the bytes read after the frame, or the reason
+// to close.
+func (c *conn) open() (*sequence, []byte, string) {
+	set := c.s.set.Load()
+	def := set.list[0]
 	// Without tokens every connection is the default sequence's: refuse
 	// it at once while that sequence holds no worker ID, so a client
 	// fails over without sending a request first.
-	if set := s.set.Load(); !set.tokened && set.list[0].term.Load() == nil {
-		s.logs.info("not_ready", "binary connection refused: its sequence holds no worker ID", "seq", set.list[0].name, "remote", c.nc.RemoteAddr())
-		reason = "not_ready"
-		return
+	if !set.tokened && def.term.Load() == nil {
+		return nil, nil, c.notReady(def)
 	}
-	r = bufio.NewReaderSize(c.nc, readerSize)
-	seq, why := c.auth(r)
-	if seq != nil {
-		c.seq.Store(seq)
-		if seq.term.Load() == nil { // its term ended before the Store
-			s.logs.info("not_ready", "binary connection refused: its sequence holds no worker ID", "seq", seq.name, "remote", c.nc.RemoteAddr())
-			reason = "not_ready"
-			return
+	in, reason := c.read("auth")
+	if reason != "" {
+		return nil, nil, reason
+	}
+	seq := def
+	switch {
+	case in[0] == wire.AuthMarker:
+		if seq, in, reason = c.auth(set, in); seq == nil {
+			return nil, nil, reason
 		}
+	case len(def.tokens) > 0:
+		return nil, nil, c.unauthorized("no_token", "binary connection without the required token")
 	}
-	if seq == nil {
-		reason = why
-		return
+	c.seq.Store(seq)
+	if seq.term.Load() == nil { // its term ended before the Store
+		return nil, nil, c.notReady(seq)
 	}
 	if seq.format != Format64 {
-		s.logs.warn("format", "binary connection for a sequence that is not id64", "seq", seq.name, "format", seq.format, "remote", c.nc.RemoteAddr())
-		reason = "format"
-		return
+		return nil, nil, c.wrongFormat(seq)
 	}
+	return seq, in, ""
+}
 
-	var (
-		ids      []id64.ID
-		out      []byte
-		deadline time.Time
-		idle     = s.cfg.IdleTimeout
-	)
-	for {
-		if r.Buffered() == 0 {
-			if len(out) > 0 {
-				if reason = c.flush(out); reason != "" {
-					return
-				}
-				out = out[:0]
-			}
-			// Refresh the deadlines only when half used: a deadline is
-			// a timer update, too dear for every request.
-			if now := time.Now(); deadline.Sub(now) < idle/2 {
-				deadline = now.Add(idle)
-				c.nc.SetDeadline(deadline)
-				if c.interrupted.Load() {
-					reason = "shutdown"
-					return
-				}
-				if c.dropped.Load() {
-					reason = "not_ready"
-					return
-				}
-			}
-		}
-		n, err := wire.ReadRequest(r)
-		if err != nil {
-			// A bad request byte comes out of the buffer: the replies to
-			// the good requests read before it are still owed.
-			c.flush(out)
-			reason = c.readFailure(err, "request")
-			return
-		}
-		if ids == nil {
-			ids = make([]id64.ID, wire.MaxCount)
-			out = make([]byte, 0, outFlush+wire.MaxCount*wire.IDSize)
-		}
-		if !s.begin() {
-			reason = "shutdown"
-			c.flush(out)
-			return
-		}
-		start := time.Now()
-		err = seq.fill64(ids[:n], s.stop)
-		s.end()
-		if err != nil {
-			s.m.request("noeq", seq, n, start, err)
-			reason = codeOf(err)
-			s.logs.warn("closing/"+reason, "closing a binary connection", "seq", seq.name, "remote", c.nc.RemoteAddr(), "err", err)
-			c.flush(out)
-			return
-		}
-		for _, id := range ids[:n] {
-			out = wire.AppendID(out, uint64(id))
-		}
-		s.m.request("noeq", seq, n, start, nil)
-		if len(out) >= outFlush {
-			if reason = c.flush(out); reason != "" {
-				return
-			}
-			out = out[:0]
-		}
+// auth reads the auth frame that in, the first bytes read, begins, and
+// returns the sequence its token selects and the bytes read after the
+// frame, or nil and the reason to close. The frame, up to 257 bytes, is
+// read into a reply buffer, and no further: what follows stays unread.
+func (c *conn) auth(set *seqSet, in []byte) (*sequence, []byte, string) {
+	def := set.list[0]
+	// The whole frame within AuthTimeout of its first byte.
+	c.nc.SetReadDeadline(time.Now().Add(c.s.cfg.AuthTimeout))
+	if reason := c.ending(); reason != "" {
+		return nil, nil, reason
 	}
+	r := repliesPool.Get().(*replies)
+	defer repliesPool.Put(r)
+	frame := append(r.out[:0], in...)
+	token, size, ok := wire.ParseAuth(frame)
+	for !ok {
+		n, err := io.ReadFull(c.nc, frame[len(frame):size])
+		frame = frame[:len(frame)+n]
+		if err != nil {
+			return nil, nil, c.readFailure(err, "auth")
+		}
+		token, size, ok = wire.ParseAuth(frame)
+	}
+	in = in[min(size, len(in)):]
+	if !set.tokened {
+		return def, in, "" // no tokens: the frame is read and ignored
+	}
+	if seq := c.s.byToken(token); seq != nil {
+		return seq, in, ""
+	}
+	return nil, nil, c.unauthorized("wrong_token", "binary connection with a wrong token")
+}
+
+// request serves the request byte b, appending its reply to r.out; it
+// returns a close reason on failure.
+func (c *conn) request(seq *sequence, r *replies, b byte) string {
+	s := c.s
+	n, err := wire.ParseRequest(b)
+	if err != nil {
+		return c.readFailure(err, "request")
+	}
+	if !s.begin() {
+		return "shutdown"
+	}
+	start := time.Now()
+	err = seq.fill64(r.ids[:n], s.stop)
+	s.end()
+	if err != nil {
+		return c.failed(seq, n, start, err)
+	}
+	for _, id := range r.ids[:n] {
+		r.out = wire.AppendID(r.out, uint64(id))
+	}
+	s.m.request("noeq", seq, n, start, nil)
+	return ""
+}
+
+// read reads into c.in and returns the bytes read, or the reason to close.
+// A read that brings bytes and an error returns the bytes: the next read
+// returns the error again.
+func (c *conn) read(during string) ([]byte, string) {
+	n, err := c.nc.Read(c.in[:])
+	if n == 0 {
+		return nil, c.readFailure(err, during)
+	}
+	return c.in[:n], ""
 }
 
 // lingers reports whether the close for reason must linger: at Shutdown,
@@ -281,45 +396,32 @@ func (c *conn) lingers(reason string) bool {
 	return c.inFlight
 }
 
-// auth reads the optional auth frame and returns the connection's sequence,
-// or nil and the reason to close.
-func (c *conn) auth(r *bufio.Reader) (*sequence, string) {
-	s := c.s
-	set := s.set.Load()
-	def := set.list[0]
-	if len(def.tokens) > 0 {
-		// A token is required: the whole frame within AuthTimeout.
-		c.nc.SetReadDeadline(time.Now().Add(s.cfg.AuthTimeout))
-	} else {
-		c.nc.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
-	}
-	first, err := r.Peek(1)
-	if err != nil {
-		return nil, c.readFailure(err, "auth")
-	}
-	if first[0] != wire.AuthMarker {
-		if len(def.tokens) > 0 {
-			s.m.authFailed()
-			s.logs.info("no_token", "binary connection without the required token", "remote", c.nc.RemoteAddr())
-			return nil, "unauthorized"
-		}
-		return def, ""
-	}
-	c.nc.SetReadDeadline(time.Now().Add(s.cfg.AuthTimeout))
-	token, _, err := wire.ReadAuth(r, nil)
-	if err != nil {
-		return nil, c.readFailure(err, "auth")
-	}
-	if !set.tokened {
-		return def, "" // no tokens: the frame is read and ignored
-	}
-	seq := s.byToken(token)
-	if seq == nil {
-		s.m.authFailed()
-		s.logs.info("wrong_token", "binary connection with a wrong token", "remote", c.nc.RemoteAddr())
-		return nil, "unauthorized"
-	}
-	return seq, ""
+// The refusals and failures that close a connection: each counts or logs
+// what an operator should see and returns the reason. They are calls of
+// their own, so that their logging keeps out of the frames of the calls
+// an idle connection waits in.
+
+func (c *conn) notReady(seq *sequence) string {
+	c.s.logs.info("not_ready", "binary connection refused: its sequence holds no worker ID", "seq", seq.name, "remote", c.nc.RemoteAddr())
+	return "not_ready"
+}
+
+func (c *conn) unauthorized(key, msg string) string {
+	c.s.m.authFailed()
+	c.s.logs.info(key, msg, "remote", c.nc.RemoteAddr())
+	return "unauthorized"
+}
+
+func (c *conn) wrongFormat(seq *sequence) string {
+	c.s.logs.warn("format", "binary connection for a sequence that is not id64", "seq", seq.name, "format", seq.format, "remote", c.nc.RemoteAddr())
+	return "format"
+}
+
+func (c *conn) failed(seq *sequence, n int, start time.Time, err error) string {
+	c.s.m.request("noeq", seq, n, start, err)
+	reason := codeOf(err)
+	c.s.logs.warn("closing/"+reason, "closing a binary connection", "seq", seq.name, "remote", c.nc.RemoteAddr(), "err", err)
+	return reason
 }
 
 // readFailure classifies a read error into a close reason, logging what an
@@ -345,10 +447,12 @@ func (c *conn) readFailure(err error, during string) string {
 	return "error"
 }
 
-// flush writes out; it returns a close reason on failure. The write
-// deadline is the idle deadline: a client that stops reading its replies
-// is cut off like an idle one.
-func (c *conn) flush(out []byte) string {
+// flush writes the replies gathered in r and empties it; it returns a
+// close reason on failure. The write deadline is the idle deadline: a
+// client that stops reading its replies is cut off like an idle one.
+func (c *conn) flush(r *replies) string {
+	out := r.out
+	r.out = r.out[:0]
 	if len(out) == 0 {
 		return ""
 	}

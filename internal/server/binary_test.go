@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/wire"
 	"github.com/floeid/floe/workerid/workeridtest"
 )
@@ -259,6 +261,65 @@ func TestServer_RefusalLogsBounded(t *testing.T) {
 			}
 			if lines[1]["remote"] == nil {
 				t.Errorf("line %v carries no remote address", lines[1])
+			}
+		})
+	}
+}
+
+// TestServer_AuthFrameReads sends auth frames longer than one read of the
+// server, in one write or in pieces, with requests after them in the same
+// write: each frame selects its sequence, and every request after it is
+// served.
+func TestServer_AuthFrameReads(t *testing.T) {
+	long, longest := strings.Repeat("l", 200), strings.Repeat("x", wire.MaxToken)
+	_, tokened := newTestServer(t, Config{Clock: floetest.NewClock(start), Sequences: []SequenceConfig{
+		{Name: "default", Worker: 1, Tokens: []string{"main-token"}},
+		{Name: "short", Worker: 2, Tokens: []string{"s"}},
+		{Name: "long", Worker: 3, Tokens: []string{long}},
+		{Name: "longest", Worker: 4, Tokens: []string{longest}},
+	}})
+	_, tokenless := newTestServer(t, Config{Clock: floetest.NewClock(start), Sequences: []SequenceConfig{{Name: "default", Worker: 5}}})
+	requests := func(n int) []byte { return bytes.Repeat([]byte{3}, n) }
+	tests := []struct {
+		name   string
+		addr   string
+		token  string
+		reqs   []byte
+		pieces int // the writes the frame and requests are cut into
+		worker uint64
+	}{
+		{name: "short token, requests after", addr: tokened, token: "s", reqs: requests(2), pieces: 1, worker: 2},
+		{name: "more requests than a read", addr: tokened, token: "main-token", reqs: requests(500), pieces: 1, worker: 1},
+		{name: "long token", addr: tokened, token: long, reqs: requests(10), pieces: 1, worker: 3},
+		{name: "longest token", addr: tokened, token: longest, reqs: requests(100), pieces: 1, worker: 4},
+		{name: "longest token in pieces", addr: tokened, token: longest, reqs: requests(100), pieces: 7, worker: 4},
+		{name: "a byte at a time", addr: tokened, token: "main-token", reqs: requests(3), pieces: 15, worker: 1},
+		{name: "longest token, no tokens configured", addr: tokenless, token: longest, reqs: requests(100), pieces: 3, worker: 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			frame, err := wire.AppendAuth(nil, tc.token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			send := append(frame, tc.reqs...)
+			c := dialNoeq(t, tc.addr, "")
+			for i := range tc.pieces {
+				if _, err := c.nc.Write(send[i*len(send)/tc.pieces : (i+1)*len(send)/tc.pieces]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := make([]uint64, 3*len(tc.reqs))
+			if _, err := wire.ReadIDs(c.r, got, nil); err != nil {
+				t.Fatalf("replies to %d requests: %v", len(tc.reqs), err)
+			}
+			if err := floetest.Increasing(got, cmp.Compare[uint64]); err != nil {
+				t.Error(err)
+			}
+			for _, id := range []uint64{got[0], got[len(got)-1]} {
+				if w := id64.Twitter.Parts(id64.ID(id)).Worker; w != tc.worker {
+					t.Fatalf("ID from worker %d, want %d", w, tc.worker)
+				}
 			}
 		})
 	}

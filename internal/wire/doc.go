@@ -17,6 +17,7 @@
 // the client tries another server.
 //
 // The package does no I/O buffering of its own: callers pass a
-// *bufio.Reader (or any io.ByteReader) and append replies to their own
+// *bufio.Reader (or any io.ByteReader), or parse what they read into their
+// own buffers (ParseAuth, ParseRequest), and append replies to their own
 // buffers.
 package wire

@@ -34,6 +34,22 @@ func ReadAuth(r *bufio.Reader, buf []byte) (token []byte, present bool, err erro
 	return token, true, nil
 }
 
+// ParseAuth parses the auth frame at the start of b, whose first byte is
+// AuthMarker, for a server that reads into its own buffer. It returns the
+// frame's size and, once b holds all of it, ok and the frame's token (a
+// slice of b, which may be empty). While b is shorter, size is the length
+// b must reach: 2 until it holds the length byte, then the frame's.
+func ParseAuth(b []byte) (token []byte, size int, ok bool) {
+	if len(b) < 2 {
+		return nil, 2, false
+	}
+	size = 2 + int(b[1])
+	if len(b) < size {
+		return nil, size, false
+	}
+	return b[2:size], size, true
+}
+
 // ReadRequest reads one request and returns its count, 1..255. A byte 0 is
 // ErrZeroCount; the end of the stream is io.EOF.
 func ReadRequest(r io.ByteReader) (int, error) {
@@ -41,6 +57,12 @@ func ReadRequest(r io.ByteReader) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return ParseRequest(b)
+}
+
+// ParseRequest returns the count of the request byte b, 1..255. A byte 0
+// is ErrZeroCount.
+func ParseRequest(b byte) (int, error) {
 	if b == 0 {
 		return 0, ErrZeroCount
 	}

@@ -105,6 +105,52 @@ func TestReadAuth(t *testing.T) {
 	}
 }
 
+func TestParseAuth(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    []byte
+		token string
+		size  int
+		ok    bool
+	}{
+		{"frame then request", []byte{0, 3, 'a', 'b', 'c', 7}, "abc", 5, true},
+		{"frame only", []byte{0, 2, 'a', 'b'}, "ab", 4, true},
+		{"empty token", []byte{0, 0}, "", 2, true},
+		{"marker only", []byte{0}, "", 2, false},
+		{"half a token", []byte{0, 4, 'a'}, "", 6, false},
+		{"longest token cut short", []byte{0, 255}, "", 257, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			token, size, ok := ParseAuth(tc.in)
+			if string(token) != tc.token || size != tc.size || ok != tc.ok {
+				t.Errorf("got %q, %d, %v; want %q, %d, %v", token, size, ok, tc.token, tc.size, tc.ok)
+			}
+		})
+	}
+}
+
+func TestParseRequest(t *testing.T) {
+	tests := []struct {
+		name string
+		b    byte
+		want int
+		err  error
+	}{
+		{"one", 1, 1, nil},
+		{"most", 255, 255, nil},
+		{"zero", 0, 0, ErrZeroCount},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseRequest(tc.b)
+			if got != tc.want || !errors.Is(err, tc.err) {
+				t.Errorf("got %d, %v; want %d, %v", got, err, tc.want, tc.err)
+			}
+		})
+	}
+}
+
 func TestReadRequest(t *testing.T) {
 	r := bufio.NewReader(bytes.NewReader([]byte{1, 255, 0}))
 	for _, want := range []int{1, 255} {
@@ -132,6 +178,13 @@ func FuzzReadFrames(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := bufio.NewReaderSize(bytes.NewReader(in), 16)
 		token, present, err := ReadAuth(r, nil)
+		if len(in) > 0 && in[0] == AuthMarker {
+			// ParseAuth, on what was read whole, agrees with ReadAuth.
+			ptoken, size, ok := ParseAuth(in)
+			if ok != (err == nil) || ok && (!bytes.Equal(ptoken, token) || size != 2+len(token)) || !ok && size <= len(in) {
+				t.Fatalf("%v: ParseAuth %q, %d, %v; ReadAuth %q, %v", in, ptoken, size, ok, token, err)
+			}
+		}
 		used := 0
 		switch {
 		case err != nil:
