@@ -69,7 +69,7 @@ func TestBench(t *testing.T) {
 		{"more connections than requests", benchFaultNone, 0, []string{"-c", "5", "-n", "3"}, 0, 3, 0, 0, 0},
 		{"for a duration", benchFaultNone, 0, []string{"-c", "2", "-b", "10", "-d", "200ms"}, 0, -1, 0, 0, 0},
 		{"pipelined for a duration", benchFaultNone, 0, []string{"-c", "2", "-b", "3", "-pipeline", "8", "-d", "200ms"}, 0, -1, 0, 0, 0},
-		{"with warmup", benchFaultNone, 0, []string{"-warmup", "100ms", "-d", "100ms"}, 0, -1, 0, 0, 0},
+		{"with warmup", benchFaultNone, 0, []string{"-warmup", "100ms", "-d", "500ms"}, 0, -1, 0, 0, 0},
 		{"unchecked", benchFaultNone, 0, []string{"-c", "2", "-n", "100", "-check=false"}, 0, 100, 0, 0, 0},
 		{"duplicates across connections", benchFaultOwnCounter, 0, []string{"-c", "2", "-n", "100"}, 1, 100, 50, 0, 0},
 		{"duplicates unchecked", benchFaultOwnCounter, 0, []string{"-c", "2", "-n", "100", "-check=false"}, 0, 100, 0, 0, 0},
