@@ -174,7 +174,7 @@ func (c *conn) serve() {
 	// Without tokens every connection is the default sequence's: refuse
 	// it at once while that sequence holds no worker ID, so a client
 	// fails over without sending a request first.
-	if set := s.set.Load(); !set.tokened && set.list[0].term.Load() == nil {
+	if set := s.set.Load(); !set.tokened && !set.list[0].holding() {
 		s.logs.info("not_ready", "binary connection refused: its sequence holds no worker ID", "seq", set.list[0].name, "remote", c.nc.RemoteAddr())
 		reason = "not_ready"
 		return
@@ -183,7 +183,7 @@ func (c *conn) serve() {
 	seq, why := c.auth(r)
 	if seq != nil {
 		c.seq.Store(seq)
-		if seq.term.Load() == nil { // its term ended before the Store
+		if !seq.holding() { // its term ended before the Store
 			s.logs.info("not_ready", "binary connection refused: its sequence holds no worker ID", "seq", seq.name, "remote", c.nc.RemoteAddr())
 			reason = "not_ready"
 			return
