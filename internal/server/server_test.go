@@ -520,6 +520,7 @@ func TestNew_Refuses(t *testing.T) {
 		{"no sequences", Config{Store: newMemStore()}, ErrConfig},
 		{"no store", Config{Sequences: []SequenceConfig{{Name: "a"}}}, ErrConfig},
 		{"duplicate names", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a"}, {Name: "a"}}}, ErrConfig},
+		{"name with a slash", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a/b"}}}, ErrConfig},
 		{"shared token", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Tokens: []string{"t"}}, {Name: "b", Tokens: []string{"t"}}}}, ErrConfig},
 		{"ticktock", Config{Store: newMemStore(), Policy: floe.TickTock, Sequences: []SequenceConfig{{Name: "a"}}}, ErrConfig},
 		{"unknown format", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Format: "id32"}}}, ErrConfig},
