@@ -219,6 +219,9 @@ func (s *Sequencer) request(ctx context.Context, o op) error {
 	if s.closed.Load() {
 		return s.notReady()
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	req := request{op: o, done: make(chan error, 1)}
 	select {
 	case s.req <- req:
@@ -239,9 +242,9 @@ func (s *Sequencer) request(ctx context.Context, o op) error {
 // call in progress fails), the supervisor and keeper stop, and the worker
 // ID is released with the last tick issued, so its next holder starts
 // right above it instead of above the reservation. ctx bounds the release;
-// if it ends first, the release records nothing (the next holder starts
-// above the reservation) and Close returns ctx's error. Close after Close
-// or Orphan returns nil.
+// if it ends first, Close returns ctx's error, and the release may have
+// recorded nothing (the next holder then starts above the reservation).
+// Close after Close or Orphan returns nil.
 func (s *Sequencer) Close(ctx context.Context) error {
 	t, ok := s.shut()
 	if !ok {

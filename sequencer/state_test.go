@@ -15,6 +15,12 @@ func TestSequencer_Wait(t *testing.T) {
 	if st, err := sq.Wait(ctx, sequencer.Detached); !errors.Is(err, context.Canceled) || st != sequencer.Serving {
 		t.Errorf("Wait with an ended context = %s, %v", st, err)
 	}
+	if err := sq.Detach(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Detach with an ended context = %v, want context.Canceled", err)
+	}
+	if st, _ := sq.State(); st != sequencer.Serving {
+		t.Errorf("state %s after a Detach with an ended context, want serving", st)
+	}
 	changed := sq.Changes()
 	if err := sq.Detach(context.Background()); err != nil {
 		t.Fatal(err)
