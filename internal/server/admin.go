@@ -76,7 +76,7 @@ func (s *Server) describeLocal(a *adminSequence) {
 	if !ok || seq.sc.Gen != a.Gen {
 		return
 	}
-	a.Attached = seq.attached.Load()
+	a.Attached = seq.attached()
 	a.WorkerID, _, _ = seq.info()
 	if err := seq.ready(); err != nil {
 		a.Reason = err.Error()
@@ -250,13 +250,13 @@ func (s *Server) attachNamed(ctx context.Context, name string) error {
 	if ok && local.sc.Gen == def.Gen {
 		return s.Attach(ctx, name)
 	}
-	return s.addSequence(def)
+	return s.addSequence(ctx, def)
 }
 
 // addSequence starts serving a catalog's sequence this node does not have
-// (or has in a destroyed generation, which it replaces). Its supervisor
+// (or has in a destroyed generation, which it replaces). Its sequencer
 // claims a worker ID in the background.
-func (s *Server) addSequence(def workerid.Sequence) error {
+func (s *Server) addSequence(ctx context.Context, def workerid.Sequence) error {
 	sc, err := SequenceFromSpec(def.Name, def.Spec)
 	if err != nil {
 		return err
@@ -265,25 +265,31 @@ func (s *Server) addSequence(def workerid.Sequence) error {
 	if sc.Source, err = s.cfg.Sources(def); err != nil {
 		return err
 	}
+	seq, err := newSequence(sc, &s.cfg)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped || s.closing.Load() {
 		return ErrServerClosed
 	}
 	old := s.set.Load()
-	var tokens []string
-	if prev, ok := old.byName[def.Name]; ok {
+	prev, had := old.byName[def.Name]
+	if had {
 		if prev.sc.Gen == def.Gen {
 			return nil // attached meanwhile
 		}
-		if prev.attached.Load() {
+		if prev.attached() {
 			return fmt.Errorf("%w: sequence %q generation %d is still attached; detach it first", ErrConfig, def.Name, prev.sc.Gen)
 		}
-		tokens = prev.tokens
+		seq.tokens = prev.tokens
 	}
-	sc.Tokens = tokens
-	seq, err := s.newSequence(sc)
-	if err != nil {
+	if err := seq.open(&s.cfg, true); err != nil {
+		return err
+	}
+	if err := seq.sq.Attach(ctx); err != nil {
+		seq.sq.Close(context.Background())
 		return err
 	}
 	list := slices.Clone(old.list)
@@ -293,29 +299,10 @@ func (s *Server) addSequence(def workerid.Sequence) error {
 		list = append(list, seq)
 	}
 	s.set.Store(newSeqSet(list))
-	s.log.Info("sequence attached", "seq", def.Name, "gen", def.Gen)
-	s.supervise(seq, nil)
-	return nil
-}
-
-// goneTimeout bounds the catalog read of gone. The supervisor waits for
-// it after every lost lease and failed claim, so a coordinator out of
-// reach must not hold it long: with adminTimeout, a node claimed again up
-// to 10 s after a partition healed.
-const goneTimeout = time.Second
-
-// gone reports whether the catalog no longer has seq's generation. An
-// unreachable catalog is not proof: the supervisor claims again, which
-// fails as long as the coordinator is out of reach.
-func (s *Server) gone(seq *sequence) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), goneTimeout)
-	defer cancel()
-	def, err := s.cfg.Catalog.Get(ctx, seq.name)
-	switch {
-	case errors.Is(err, workerid.ErrNotFound):
-		return true
-	case err != nil:
-		return false
+	if had {
+		prev.sq.Close(context.Background()) // detached or destroyed: it holds no worker ID
 	}
-	return def.Gen != seq.sc.Gen
+	s.log.Info("sequence attached", "seq", def.Name, "gen", def.Gen)
+	s.watch(seq)
+	return nil
 }

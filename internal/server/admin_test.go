@@ -244,9 +244,9 @@ func TestServer_AdminAttachDetachDestroy(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for seq.attached.Load() || seq.ready() == nil {
+	for seq.attached() || seq.ready() == nil {
 		if time.Now().After(deadline) {
-			t.Fatalf("node A still serves the destroyed sequence: attached %v, ready %v", seq.attached.Load(), seq.ready())
+			t.Fatalf("node A still serves the destroyed sequence: attached %v, ready %v", seq.attached(), seq.ready())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -289,7 +289,7 @@ func (c *conn) open() (*sequence, []byte, string) {
 	// Without tokens every connection is the default sequence's: refuse
 	// it at once while that sequence holds no worker ID, so a client
 	// fails over without sending a request first.
-	if !set.tokened && def.term.Load() == nil {
+	if !set.tokened && !def.holding() {
 		return nil, nil, c.notReady(def)
 	}
 	in, reason := c.read("auth")
@@ -306,7 +306,7 @@ func (c *conn) open() (*sequence, []byte, string) {
 		return nil, nil, c.unauthorized("no_token", "binary connection without the required token")
 	}
 	c.seq.Store(seq)
-	if seq.term.Load() == nil { // its term ended before the Store
+	if !seq.holding() { // its term ended before the Store
 		return nil, nil, c.notReady(seq)
 	}
 	if seq.format != Format64 {

@@ -9,17 +9,18 @@ import (
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/sequencer"
 	"github.com/floeid/floe/workerid"
 )
 
 // Format names an ID format a sequence issues.
-type Format string
+type Format = sequencer.Format
 
 // The formats. Only Format64 can be served over the binary protocol.
 const (
-	Format64 Format = "id64"
-	Format80 Format = "id80"
-	Format96 Format = "id96"
+	Format64 = sequencer.Format64
+	Format80 = sequencer.Format80
+	Format96 = sequencer.Format96
 )
 
 // SequenceConfig defines one named sequence.
@@ -147,7 +148,7 @@ const (
 
 // MinWindow is the shortest Config.Window: it keeps the keeper from writing
 // the store more than a few hundred times a second.
-const MinWindow = 10 * time.Millisecond
+const MinWindow = sequencer.MinWindow
 
 func (c *Config) setDefaults() {
 	if c.Clock == nil {

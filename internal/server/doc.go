@@ -10,11 +10,14 @@
 //
 // # Reservations
 //
-// Every sequence keeps a reservation R in a Store: the highest tick it may
-// issue. New writes R = max(floor, now) + Window before the first ID; a
-// keeper goroutine raises it to a window above need again whenever little
-// more than half the window is left, and raises the generator's ceiling
-// only after the Store has made the new R durable. A restarted server starts strictly above the recorded R (or
-// above the last tick issued, when the previous run stopped cleanly), so a
-// crash, a restart or a clock set back never repeats an ID.
+// Every sequence runs on a sequencer.Sequencer, which holds its worker ID
+// and keeps a reservation R in its Source (a Store through
+// workerid.Static for a fixed node, etcd or Redis in a cluster): the
+// highest tick it may issue. New writes R = max(floor, now) + Window
+// before the first ID; the sequencer's keeper raises it to a window above
+// need again whenever little more than half the window is left, and raises
+// the generator's ceiling only after the new R is durable. A restarted
+// server starts strictly above the recorded R (or above the last tick
+// issued, when the previous run stopped cleanly), so a crash, a restart or
+// a clock set back never repeats an ID.
 package server

@@ -1,6 +1,10 @@
 package server
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/floeid/floe/sequencer"
+)
 
 // Errors of the server.
 var (
@@ -13,9 +17,10 @@ var (
 	// ErrDefinition is a sequence whose recorded definition (format, layout,
 	// node) differs from the configured one: IDs of the two could collide.
 	ErrDefinition = errors.New("floe: sequence definition changed")
-	// ErrNotReady is a sequence that cannot issue now: its reservation could
-	// not be extended, or the server is shutting down.
-	ErrNotReady = errors.New("floe: sequence not ready")
+	// ErrNotReady is a sequence that cannot issue now: it holds no worker
+	// ID, its reservation could not be extended, or the server is shutting
+	// down. It is sequencer.ErrNotReady.
+	ErrNotReady = sequencer.ErrNotReady
 	// ErrBinaryFormat is a request over the binary protocol for a sequence
 	// whose IDs are not 64 bits wide.
 	ErrBinaryFormat = errors.New("floe: the binary protocol serves 64-bit IDs only")

@@ -258,7 +258,7 @@ func (s *Server) handleSequences(w http.ResponseWriter, r *http.Request) {
 			info.Definition = "" // the node comes from the claimed worker ID
 		}
 		if wid >= 0 {
-			info.ReservedTime = seq.ticks.tickTime(rr + 1).UTC()
+			info.ReservedTime = seq.defn.TickTime(rr + 1).UTC()
 		}
 		if err := seq.ready(); err != nil {
 			info.Reason = err.Error()

@@ -53,7 +53,7 @@ func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
 	// The supervisor claims the ID again; its floor is R, ahead of the
 	// clock, so under policy wait it is not ready until the clock passes.
 	deadline := time.Now().Add(10 * time.Second)
-	for ns.Holder(0) == nil || s.seqs()[0].term.Load() == nil {
+	for ns.Holder(0) == nil || !s.seqs()[0].holding() {
 		if time.Now().After(deadline) {
 			t.Fatal("no new claim after the loss")
 		}
@@ -78,7 +78,7 @@ func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
 			t.Fatalf("ID at tick %d after the handoff, at or below the old holder's R %d", tick, r)
 		}
 	}
-	if got := s.seqs()[0].lost.Load(); got != 1 {
+	if got := s.seqs()[0].sq.Stats().Losses; got != 1 {
 		t.Errorf("leases lost = %d, want 1", got)
 	}
 }
@@ -104,7 +104,7 @@ func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 	}()
 	seq := s.seqs()[0]
 	deadline := time.Now().Add(10 * time.Second)
-	for seq.term.Load().gen.Stats().CeilingHits == 0 {
+	for seq.stats().CeilingHits == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the request never reached the ceiling")
 		}
@@ -194,7 +194,7 @@ func TestServer_StartsStandbyWhenEveryIDIsHeld(t *testing.T) {
 	}
 	a.Release(context.Background(), 0)
 	waitReady(t, s, true)
-	if got := s.seqs()[0].term.Load().lease.ID(); got != a.ID() {
+	if got := s.seqs()[0].sq.Stats().WorkerID; got != a.ID() {
 		t.Errorf("claimed worker ID %d, want the freed %d", got, a.ID())
 	}
 	_ = b

@@ -104,7 +104,8 @@ func (m *metrics) connClosed(reason string) {
 // closed counts a connection closed for reason.
 func (m *metrics) closed(reason string) { m.closedBy.WithLabelValues(reason).Inc() }
 
-// collector reads the sequences' counters and reservations at scrape time.
+// collector reads the sequences' counters and reservations at scrape time,
+// from the plain Stats of their sequencers.
 type collector struct{ s *Server }
 
 var (
@@ -155,7 +156,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	for _, seq := range c.s.seqs() {
-		st := seq.stats()
+		ss := seq.sq.Stats()
+		st := ss.Generator
 		counter(descIssued, float64(st.Issued), seq.name, string(seq.format))
 		counter(descRegressions, float64(st.Regressions), seq.name, seq.policy.String())
 		counter(descWaits, float64(st.Waits), seq.name)
@@ -163,19 +165,16 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		counter(descBorrowed, float64(st.Borrowed), seq.name)
 		counter(descExhausted, float64(st.Exhausted), seq.name)
 		counter(descCeilingHits, float64(st.CeilingHits), seq.name)
-		wid, r, _ := seq.info()
-		if wid >= 0 {
-			now := seq.clock.Now()
-			end := seq.ticks.tickTime(r + 1)
-			gauge(descHeadroom, end.Sub(now).Seconds(), seq.name)
-			gauge(descBehind, max(seq.behind(now), 0).Seconds(), seq.name)
+		if ss.WorkerID >= 0 {
+			gauge(descHeadroom, ss.Headroom.Seconds(), seq.name)
+			gauge(descBehind, ss.Behind.Seconds(), seq.name)
 		}
-		gauge(descWorkerID, float64(wid), seq.name)
-		counter(descClaims, float64(seq.claims.Load()), seq.name)
-		counter(descLost, float64(seq.lost.Load()), seq.name)
-		counter(descWrites, float64(seq.writes.Load()), seq.name, "ok")
-		counter(descWrites, float64(seq.errs.Load()), seq.name, "error")
-		gauge(descExhaustion, float64(seq.ticks.end().Unix()), seq.name)
+		gauge(descWorkerID, float64(ss.WorkerID), seq.name)
+		counter(descClaims, float64(ss.Claims), seq.name)
+		counter(descLost, float64(ss.Losses), seq.name)
+		counter(descWrites, float64(ss.Writes), seq.name, "ok")
+		counter(descWrites, float64(ss.WriteErrors), seq.name, "error")
+		gauge(descExhaustion, float64(seq.defn.End().Unix()), seq.name)
 	}
 	ready := 0.0
 	if c.s.Ready() == nil {

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/floeid/floe/workerid"
+	"github.com/floeid/floe/sequencer"
 )
 
 // Server serves named ID sequences over the binary protocol and HTTP. It is
@@ -23,15 +23,15 @@ type Server struct {
 	m    *metrics
 
 	closing atomic.Bool
-	stop    chan struct{} // closed by Shutdown: waits end, keepers stop
-	inUse   atomic.Int64  // requests and connections issuing IDs now
-	idle    chan struct{} // signalled while closing when a request or connection ends
-	keepers sync.WaitGroup
+	stop    chan struct{}  // closed by Shutdown: waits end, watchers stop
+	inUse   atomic.Int64   // requests and connections issuing IDs now
+	idle    chan struct{}  // signalled while closing when a request or connection ends
+	keepers sync.WaitGroup // the watchers of the sequences' terms (see watch)
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{} // guarded by mu
 	conns     map[*conn]struct{}        // guarded by mu
-	stopped   bool                      // guarded by mu: the stop began (stop closed; stopClean follows or is skipped)
+	stopped   bool                      // guarded by mu: the stop began (stop closed; the sequencers' clean stop follows or is skipped)
 }
 
 // New opens every sequence of cfg (reading and extending its reservation in
@@ -54,7 +54,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	var seqs []*sequence
 	for _, sc := range cfg.Sequences {
-		seq, err := s.newSequence(sc)
+		seq, err := newSequence(sc, &s.cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -64,38 +64,25 @@ func New(cfg Config) (*Server, error) {
 	// Claim every sequence's worker ID before serving: a refused one (a
 	// changed definition, an unreadable reservation, a coordinator out of
 	// reach) stops the start. Every ID held is a standby's wait instead:
-	// the supervisor claims again until one frees.
-	terms := make([]*term, len(seqs))
+	// the sequencer claims again until one frees.
+	closeAll := func(seqs []*sequence) {
+		for _, seq := range seqs {
+			seq.sq.Close(context.Background())
+		}
+	}
 	for i, seq := range seqs {
-		t, err := seq.claim(context.Background())
-		if err != nil && !errors.Is(err, workerid.ErrExhausted) {
-			for j, t := range terms[:i] {
-				if t != nil {
-					seqs[j].releaseLease(t)
-				}
-			}
+		if err := seq.open(&s.cfg, false); err != nil {
+			closeAll(seqs[:i])
 			return nil, err
-		}
-		if err != nil {
-			seq.log.Warn("every worker ID is held; waiting for one", "err", err)
-			seq.setWhy(err.Error())
-		}
-		terms[i] = t
-		if t != nil {
-			seq.term.Store(t)
 		}
 	}
 	var err error
 	if s.m, err = newMetrics(s, cfg.Registry, cfg.Version); err != nil {
-		for i, t := range terms {
-			if t != nil {
-				seqs[i].releaseLease(t)
-			}
-		}
+		closeAll(seqs)
 		return nil, err
 	}
-	for i, seq := range seqs {
-		s.supervise(seq, terms[i])
+	for _, seq := range seqs {
+		s.watch(seq)
 	}
 	return s, nil
 }
@@ -119,31 +106,38 @@ func newSeqSet(list []*sequence) *seqSet {
 
 func (s *Server) seqs() []*sequence { return s.set.Load().list }
 
-// newSequence makes the sequence of sc, wired to the server.
-func (s *Server) newSequence(sc SequenceConfig) (*sequence, error) {
-	seq, err := newSequence(sc, &s.cfg)
-	if err != nil {
-		return nil, err
-	}
-	seq.onEnd = func() { s.dropConns(seq) }
-	if s.cfg.Catalog != nil && sc.Gen != 0 {
-		seq.gone = func() bool { return s.gone(seq) }
-	}
-	return seq, nil
-}
-
-// supervise runs seq's supervisor until the server stops.
-func (s *Server) supervise(seq *sequence, t *term) {
+// watch ends the binary connections of seq whenever a term of its
+// sequencer ends (a lost lease, Detach, a destroyed sequence): their
+// clients fail over at once instead of at their next request. It returns
+// when the server stops or the sequencer is closed.
+func (s *Server) watch(seq *sequence) {
 	s.keepers.Add(1)
 	go func() {
 		defer s.keepers.Done()
-		seq.run(s.stop, t)
+		var held sequencer.Stats // the worker ID and fence of the term the connections were served by
+		held.WorkerID = -1
+		for {
+			ch := seq.sq.Changes()
+			st, _ := seq.sq.State()
+			cur := seq.sq.Stats()
+			if held.WorkerID >= 0 && (cur.WorkerID != held.WorkerID || cur.Fence != held.Fence) {
+				s.dropConns(seq)
+			}
+			held = cur
+			if st == sequencer.Closed {
+				return
+			}
+			select {
+			case <-ch:
+			case <-s.stop:
+				return
+			}
+		}
 	}()
 }
 
 // dropConns ends the binary connections of seq, whose term ended, after
-// the replies they wrote: their clients fail over at once instead of at
-// their next request.
+// the replies they wrote.
 func (s *Server) dropConns(seq *sequence) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -173,20 +167,20 @@ func (s *Server) setAttached(ctx context.Context, name string, on bool) error {
 	if err != nil {
 		return err
 	}
-	req := attachReq{on: on, done: make(chan error, 1)}
 	select {
-	case seq.attach <- req:
 	case <-s.stop:
 		return ErrServerClosed
-	case <-ctx.Done():
-		return ctx.Err()
+	default:
 	}
-	select {
-	case err := <-req.done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
+	if on {
+		err = seq.sq.Attach(ctx)
+	} else {
+		err = seq.sq.Detach(ctx)
 	}
+	if errors.Is(err, sequencer.ErrClosed) {
+		return ErrServerClosed
+	}
+	return err
 }
 
 func (s *Server) sequence(name string) (*sequence, error) {
@@ -221,7 +215,7 @@ func (s *Server) Ready() error {
 	}
 	var errs []error
 	for i, seq := range s.seqs() {
-		if i > 0 && !seq.attached.Load() {
+		if i > 0 && !seq.attached() {
 			continue // detached on purpose
 		}
 		if err := seq.ready(); err != nil {
@@ -320,19 +314,19 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 	for c := range s.conns {
 		c.nc.Close()
 	}
-	// Not under mu: a supervisor ending a lost lease's term right now
-	// closes its connections (dropConns), and a closing connection
-	// unregisters itself, both under mu.
 	s.mu.Unlock()
 	s.keepers.Wait()
 	if err != nil || !clean {
 		if clean {
 			s.log.Warn("shutdown cut short; the next start begins above the reservation", "err", err)
 		}
+		for _, seq := range s.seqs() {
+			seq.sq.Orphan()
+		}
 		return err
 	}
 	for _, seq := range s.seqs() {
-		if e := seq.stopClean(); e != nil {
+		if e := seq.sq.Close(context.Background()); e != nil {
 			s.log.Error("recording the clean stop", "seq", seq.name, "err", e)
 			err = errors.Join(err, e)
 		}

@@ -352,10 +352,10 @@ func TestServer_ReservationKeepsAhead(t *testing.T) {
 	seq := s.seqs()[0]
 	// One write per 7/16 of a window while serving, and a few to spare for
 	// the first reservation and the steps that raced the keeper.
-	if w, most := seq.writes.Load(), uint64(600*16/7+10); w > most {
+	if w, most := seq.sq.Stats().Writes, uint64(600*16/7+10); w > most {
 		t.Errorf("%d store writes for 600 s with a 1 s window, want at most %d: one per 7/16 of a window", w, most)
 	}
-	t.Logf("%d store writes for 600 s of serving with a 1 s window; headroom %v..%v", seq.writes.Load(), least, most)
+	t.Logf("%d store writes for 600 s of serving with a 1 s window; headroom %v..%v", seq.sq.Stats().Writes, least, most)
 }
 
 func TestServer_ReservationFailureStopsIssuing(t *testing.T) {
@@ -520,6 +520,7 @@ func TestNew_Refuses(t *testing.T) {
 		{"no sequences", Config{Store: newMemStore()}, ErrConfig},
 		{"no store", Config{Sequences: []SequenceConfig{{Name: "a"}}}, ErrConfig},
 		{"duplicate names", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a"}, {Name: "a"}}}, ErrConfig},
+		{"name with a slash", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a/b"}}}, ErrConfig},
 		{"shared token", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Tokens: []string{"t"}}, {Name: "b", Tokens: []string{"t"}}}}, ErrConfig},
 		{"ticktock", Config{Store: newMemStore(), Policy: floe.TickTock, Sequences: []SequenceConfig{{Name: "a"}}}, ErrConfig},
 		{"unknown format", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Format: "id32"}}}, ErrConfig},

@@ -1,0 +1,136 @@
+package sequencer
+
+import (
+	"fmt"
+
+	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/id80"
+	"github.com/floeid/floe/id96"
+)
+
+// Issuing, and the end of a term: a call loads the published term, takes
+// an ID from its generator and loads the term again. If the term ended in
+// between, the ID is dropped and the call tries the next term, or fails.
+// An ID a call returns was therefore issued before its term was
+// unpublished, and a release, which reads the generator's last tick after
+// unpublishing, records a tick at or above every ID returned: the next
+// holder, starting above it, repeats none. The second load costs a plain
+// read on the fast path, where a lock or a count of calls in progress
+// would cost a contended write.
+
+// Next64 returns a new ID of an id64 sequence. It waits at the reservation
+// ceiling for the keeper to extend the reservation, up to MaxWait. It fails
+// with a *NotReadyError when the sequencer holds no worker ID (claiming,
+// detached, destroyed, closed), with an error wrapping ErrFormat on a
+// sequence of another format, and as the generator does (a
+// *floe.ClockError, a *floe.CeilingError, floe.ErrTimeExhausted).
+func (s *Sequencer) Next64() (id64.ID, error) {
+	if t := s.term.Load(); t != nil && t.g64 != nil {
+		if id, err := t.g64.Next(); err == nil && s.term.Load() == t {
+			return id, nil
+		}
+	}
+	var dst [1]id64.ID
+	_, err := s.NextN64(dst[:])
+	return dst[0], err
+}
+
+// NextN64 fills dst with new, increasing IDs of an id64 sequence, as
+// Next64 does. It returns how many it wrote: len(dst), or fewer with the
+// error that stopped it.
+func (s *Sequencer) NextN64(dst []id64.ID) (int, error) {
+	i := 0
+	for i < len(dst) {
+		t := s.term.Load()
+		if t == nil {
+			return i, s.notReady()
+		}
+		if t.g64 == nil {
+			return i, s.formatError(Format64)
+		}
+		n, err := t.g64.NextN(dst[i:])
+		if s.term.Load() != t {
+			continue // the term ended: its IDs are dropped
+		}
+		i += n
+		if err != nil && !s.awaitRaise(t, err) {
+			return i, err
+		}
+	}
+	return i, nil
+}
+
+// Next80 returns a new ID of an id80 sequence with the metabyte meta (see
+// id80.Generator.New), as Next64 does.
+func (s *Sequencer) Next80(meta byte) (id80.ID, error) {
+	for {
+		t := s.term.Load()
+		if t == nil {
+			return id80.ID{}, s.notReady()
+		}
+		if t.g80 == nil {
+			return id80.ID{}, s.formatError(Format80)
+		}
+		id, err := t.g80.New(meta)
+		if s.term.Load() != t {
+			continue
+		}
+		if err == nil {
+			return id, nil
+		}
+		if !s.awaitRaise(t, err) {
+			return id80.ID{}, err
+		}
+	}
+}
+
+// Next96 returns a new ID of an id96 sequence, as Next64 does.
+func (s *Sequencer) Next96() (id96.ID, error) {
+	for {
+		t := s.term.Load()
+		if t == nil {
+			return id96.ID{}, s.notReady()
+		}
+		if t.g96 == nil {
+			return id96.ID{}, s.formatError(Format96)
+		}
+		id, err := t.g96.Next()
+		if s.term.Load() != t {
+			continue
+		}
+		if err == nil {
+			return id, nil
+		}
+		if !s.awaitRaise(t, err) {
+			return id96.ID{}, err
+		}
+	}
+}
+
+// AppendNext appends the text of a new ID of the sequence's format to dst,
+// as Next64, Next80 (metabyte 0) or Next96 does.
+func (s *Sequencer) AppendNext(dst []byte) ([]byte, error) {
+	switch s.def.Format {
+	case Format80:
+		id, err := s.Next80(0)
+		if err != nil {
+			return dst, err
+		}
+		return id.AppendText(dst)
+	case Format96:
+		id, err := s.Next96()
+		if err != nil {
+			return dst, err
+		}
+		return id.AppendText(dst)
+	}
+	id, err := s.Next64()
+	if err != nil {
+		return dst, err
+	}
+	return id.AppendText(dst)
+}
+
+func (s *Sequencer) formatError(want Format) error {
+	return fmt.Errorf("%w: sequence %q issues %s, not %s", ErrFormat, s.name, s.def.Format, want)
+}

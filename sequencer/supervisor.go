@@ -1,0 +1,179 @@
+package sequencer
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/floeid/floe/workerid"
+)
+
+// standbyRetry is the longest wait between claims while every worker ID is
+// held. A freed ID (its holder died, its lease expired) is served this late
+// at most after the coordinator frees it; with the 2 s cap of other
+// failures, a standby served a dead holder's ID up to TTL + 2.5 s after the
+// death. A claim that finds every ID held is cheap: in etcd a lease grant,
+// a read and a revocation, in Redis one script.
+const standbyRetry = 250 * time.Millisecond
+
+// run is the sequencer's supervisor: it holds a worker ID while attached,
+// keeps its reservation ahead, and when the lease is lost ends the term at
+// once and claims again. It returns when stop is closed.
+func (s *Sequencer) run(t *term) {
+	defer close(s.done)
+	backoff := time.Duration(0)
+	for {
+		if t == nil && s.attached.Load() && !s.destroyed.Load() {
+			var err error
+			ctx, cancel := contextUntil(s.stop)
+			t, err = s.claim(ctx)
+			cancel()
+			if err != nil {
+				backoff = min(max(2*backoff, 50*time.Millisecond), 2*time.Second)
+				s.setWhy(err.Error(), err)
+				if s.gone() {
+					s.setDestroyed("destroyed cluster-wide")
+					continue
+				}
+				if errors.Is(err, workerid.ErrExhausted) {
+					// A standby: the sooner it claims again, the sooner
+					// it serves a worker ID that frees. Warn once per wait.
+					if backoff <= 50*time.Millisecond {
+						s.log.Warn("every worker ID is held; claiming again until one frees", "retry", standbyRetry)
+					}
+					backoff = min(backoff, standbyRetry)
+				} else {
+					s.log.Error("claiming a worker ID failed; claiming again", "err", err, "retry", backoff)
+				}
+				select {
+				case <-s.stop:
+					return
+				case req := <-s.req:
+					req.done <- s.answer(req.op)
+				case <-time.After(backoff):
+				}
+				continue
+			}
+			backoff = 0
+			if !s.publish(t) {
+				// Closed while claiming: nothing was issued.
+				s.releaseLease(context.Background(), t)
+				return
+			}
+		}
+		if t == nil {
+			select {
+			case <-s.stop:
+				return
+			case req := <-s.req:
+				req.done <- s.answer(req.op)
+			}
+			continue
+		}
+		req, lost := s.keep(t)
+		switch {
+		case lost != nil:
+			s.lost.Add(1)
+			s.endTerm(t, "lease lost: "+lost.Error(), lost)
+			s.log.Error("worker ID lease lost; issuing stopped", "worker_id", t.lease.ID(), "err", lost)
+			t = nil
+			if s.gone() {
+				s.setDestroyed("destroyed cluster-wide")
+				s.log.Warn("the sequence was destroyed cluster-wide; no longer serving it")
+			}
+		case req != nil:
+			var err error
+			switch req.op {
+			case opDetach:
+				err = s.release(t, "detached")
+				s.setAttached(false)
+			case opDestroy:
+				// The catalog dropped the worker IDs with the sequence:
+				// there is nothing to release.
+				s.endTerm(t, "destroyed", nil)
+				s.setDestroyed("destroyed")
+			}
+			t = nil
+			req.done <- err
+		default: // stop
+			return
+		}
+	}
+}
+
+// answer carries out op while no worker ID is held.
+func (s *Sequencer) answer(o op) error {
+	if s.destroyed.Load() {
+		if o == opDestroy {
+			return nil
+		}
+		return s.notReady()
+	}
+	switch o {
+	case opAttach:
+		s.setAttached(true)
+	case opDetach:
+		s.setAttached(false)
+	case opDestroy:
+		s.setDestroyed("destroyed")
+	}
+	return nil
+}
+
+// setAttached records whether the supervisor holds or claims a worker ID,
+// before the request is answered: a caller reading the state after a
+// Detach sees it detached.
+func (s *Sequencer) setAttached(on bool) {
+	if s.attached.Swap(on) != on {
+		s.notify()
+	}
+}
+
+// setDestroyed records that the sequence was destroyed, for why: the
+// sequencer no longer claims.
+func (s *Sequencer) setDestroyed(why string) {
+	s.setWhy(why, nil)
+	s.attached.Store(false)
+	s.destroyed.Store(true)
+	s.notify()
+}
+
+// goneTimeout bounds the catalog read of gone. The supervisor waits for
+// it after every lost lease and failed claim, so a coordinator out of
+// reach must not hold it long: with a longer bound, a node claimed again
+// up to 10 s after a partition healed.
+const goneTimeout = time.Second
+
+// gone reports whether the catalog no longer has the sequencer's
+// generation: asked after a lost lease and a failed claim, before claiming
+// again. An unreachable catalog is not proof: the supervisor claims again,
+// which fails as long as the coordinator is out of reach. Outside a
+// catalog it is false.
+func (s *Sequencer) gone() bool {
+	if s.catalog == nil || s.gen == 0 {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), goneTimeout)
+	defer cancel()
+	def, err := s.catalog.Get(ctx, s.name)
+	switch {
+	case errors.Is(err, workerid.ErrNotFound):
+		return true
+	case err != nil:
+		return false
+	}
+	return def.Gen != s.gen
+}
+
+// contextUntil returns a context cancelled when stop closes.
+func contextUntil(stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
