@@ -17,13 +17,14 @@ type Client struct {
 	pool      *pool           // immutable
 	ctx       context.Context // immutable: ends at Close, calling off flights
 	cancel    context.CancelFunc
-	wg        sync.WaitGroup // the fetchers
+	wg        sync.WaitGroup // the refills
 	waiters   sync.Pool      // of *waiter, for reuse
 
 	mu        sync.Mutex
 	closed    bool      // guarded by mu
 	queue     []*waiter // guarded by mu: calls waiting to board a flight
-	flying    int       // guarded by mu: fetchers running
+	queued    int       // guarded by mu: the IDs they want
+	flying    int       // guarded by mu: flights in the air
 	incoming  int       // guarded by mu: IDs on their way to buf
 	buf       buffer    // guarded by mu: prefetched IDs
 	refillOff bool      // guarded by mu: the last flight failed
@@ -98,7 +99,11 @@ func (c *Client) NextN(ctx context.Context, dst []id64.ID) (int, error) {
 		return 0, err
 	}
 	var log attemptLog
-	return c.fill(ctx, dst, c.opts.attempts, &log)
+	n, s, err := c.fill(ctx, dst, c.opts.attempts, &log, nil)
+	if s != nil {
+		c.pool.put(s)
+	}
+	return n, err
 }
 
 // Close closes the client's connections and stops its goroutines; calls
@@ -117,6 +122,7 @@ func (c *Client) Close() error {
 		w.done <- struct{}{}
 	}
 	c.queue = nil
+	c.queued = 0
 	c.buf.reset()
 	c.mu.Unlock()
 
