@@ -61,10 +61,11 @@ func New(addrs []string, opts ...Option) (*Client, error) {
 
 // Next returns a new ID.
 //
-// Concurrent calls share requests: while the pool's connections are busy,
-// calls queue, and the next request asks for all of them at once. IDs that
-// one goroutine gets from successive calls increase as long as they come
-// from one server (and, with WithPrefetch, within the prefetch validity).
+// Concurrent calls share requests: calls that come while a request is in
+// flight queue, and the next request asks for all of them at once (see
+// Batching in the package documentation). IDs that one goroutine gets from
+// successive calls increase as long as they come from one server (and,
+// with WithPrefetch, within the prefetch validity).
 //
 // When ctx ends first, Next returns ctx.Err(), or an *AttemptsError that
 // wraps it when attempts had failed; it returns at once, leaving its

@@ -123,8 +123,11 @@ func WithDialTimeout(d time.Duration) Option { return func(o *options) { o.dialT
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // WithPoolSize sets how many connections the client keeps open at most,
-// which is also how many requests it has in flight at once; the default is
-// 4. Callers beyond that wait, and their requests are batched.
+// which also bounds the requests it has in flight at once; the default is
+// 4. Calls for up to 255 IDs share one request at a time, so they use one
+// connection unless 4,080 IDs or more wait; each run of NextN beyond 255
+// IDs takes a connection of its own. Calls that find every connection
+// busy wait for one.
 func WithPoolSize(n int) Option { return func(o *options) { o.poolSize = n } }
 
 // WithDialer sets the function that opens connections, in place of
