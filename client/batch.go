@@ -17,11 +17,12 @@ import (
 // its own goroutine asks the server for all of their IDs, plus what the
 // prefetch buffer lacks, reads the reply and hands each waiter its IDs in
 // queue order. While a flight is in the air new waiters queue; when it
-// lands, its pilot boards them all onto the next flight and wakes the first
-// of them to fly it. So under load each round trip serves every call that
+// lands, its pilot boards them all onto the next flight, sends that
+// flight's requests on the connection it holds, and wakes the first of them
+// to read the replies and land it. So under load each round trip serves every call that
 // came during the one before, and a lone call does its own I/O, with no
 // hand-over between goroutines. A second flight leaves before the first
-// lands only when more IDs wait than a flight carries, up to the pool's
+// lands only when a full flight's worth of IDs waits, up to the pool's
 // size.
 //
 // Waiters own their result: a caller whose context ends leaves the queue,
@@ -219,8 +220,8 @@ func (c *Client) refill(fl *flight) {
 }
 
 // departLocked starts flights while there is work for them: one when none
-// is in the air, and more only while the queue holds more IDs than a
-// flight carries, up to the pool's size. s, when not nil, is the slot of a
+// is in the air, and more only while the queue holds a full flight's worth
+// of IDs, up to the pool's size. s, when not nil, is the slot of a
 // flight that just landed: the first new flight sends its requests on it
 // at once, and otherwise it goes back to the pool.
 func (c *Client) departLocked(s *slot) {
