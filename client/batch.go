@@ -11,19 +11,21 @@ import (
 
 // Batching (group commit).
 //
-// A call for up to 255 IDs queues a waiter. When no flight is in the air,
-// the waiters at the head of the queue board one (up to window·255 IDs,
-// pipelined on one connection), and the first of them becomes its pilot:
-// its own goroutine asks the server for all of their IDs, plus what the
-// prefetch buffer lacks, reads the reply and hands each waiter its IDs in
-// queue order. While a flight is in the air new waiters queue; when it
-// lands, its pilot boards them all onto the next flight, sends that
-// flight's requests on the connection it holds, and wakes the first of them
-// to read the replies and land it. So under load each round trip serves every call that
-// came during the one before, and a lone call does its own I/O, with no
-// hand-over between goroutines. A second flight leaves before the first
-// lands only when a full flight's worth of IDs waits, up to the pool's
-// size.
+// A call for up to 255 IDs queues a waiter. While fewer flights than the
+// pool's size are in the air, the waiters at the head of the queue board a
+// new one (up to window·255 IDs, pipelined on one connection), and the
+// first of them becomes its pilot: its own goroutine asks the server for
+// all of their IDs, plus what the prefetch buffer lacks, reads the reply
+// and hands each waiter its IDs in queue order. So a call that comes while
+// a flight can leave flies at once, alone, doing its own I/O with no
+// hand-over between goroutines. While the pool's size of flights is in the
+// air new waiters queue; when one lands, its pilot boards them all onto
+// the next flight (a full flight's worth, and the rest onto the next to
+// land), sends that flight's requests on the connection it holds, and
+// wakes the first of them to read the replies and land it. So under load
+// each round trip serves every call that came while every flight was in
+// the air; with a pool of one, every call that came during the round trip
+// before.
 //
 // Waiters own their result: a caller whose context ends leaves the queue,
 // or leaves its flight to land without it, and never sees its IDs written
@@ -219,13 +221,12 @@ func (c *Client) refill(fl *flight) {
 	c.mu.Unlock()
 }
 
-// departLocked starts flights while there is work for them: one when none
-// is in the air, and more only while the queue holds a full flight's worth
-// of IDs, up to the pool's size. s, when not nil, is the slot of a
-// flight that just landed: the first new flight sends its requests on it
-// at once, and otherwise it goes back to the pool.
+// departLocked starts flights while there is work for them, up to the
+// pool's size in the air. s, when not nil, is the slot of a flight that
+// just landed: the first new flight sends its requests on it at once, and
+// otherwise it goes back to the pool.
 func (c *Client) departLocked(s *slot) {
-	for !c.closed && c.flying < c.opts.poolSize && (c.flying == 0 || c.queued >= flightMax) {
+	for !c.closed && c.flying < c.opts.poolSize {
 		fl := c.boardLocked()
 		if fl == nil {
 			break

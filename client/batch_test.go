@@ -14,17 +14,20 @@ import (
 	"github.com/floeid/floe/id64"
 )
 
-// TestClient_Batch holds the first request on the server while 50 more
-// calls queue; they must all go out in the next request, however many
-// connections the pool may open.
+// TestClient_Batch holds every request on the server while 50 more calls
+// come after the first: the first calls each fly at once, one flight per
+// connection of the pool, and the calls that came once every connection
+// was busy all go out in one request, when the first flight lands.
 func TestClient_Batch(t *testing.T) {
+	const waiting = 50
 	tests := []struct {
 		name string
 		opts []client.Option
+		want []int // the requests' counts, sorted
 	}{
-		{"default pool", nil},
-		{"pool of one", []client.Option{client.WithPoolSize(1)}},
-		{"pool of eight", []client.Option{client.WithPoolSize(8)}},
+		{"default pool", nil, []int{1, 1, 1, 1, waiting - 3}},
+		{"pool of one", []client.Option{client.WithPoolSize(1)}, []int{1, waiting}},
+		{"pool of eight", []client.Option{client.WithPoolSize(8)}, []int{1, 1, 1, 1, 1, 1, 1, 1, waiting - 7}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -32,7 +35,6 @@ func TestClient_Batch(t *testing.T) {
 			s := newFake(t, fakeConfig{hold: hold})
 			c := newClient(t, []string{s.Addr}, tc.opts...)
 			ctx := context.Background()
-			const waiting = 50
 			var wg sync.WaitGroup
 			check := floetest.NewChecker[id64.ID](waiting + 1)
 			call := func() {
@@ -47,11 +49,14 @@ func TestClient_Batch(t *testing.T) {
 			for range waiting {
 				wg.Go(call)
 			}
-			waitFor(t, "calls to queue", func() bool { return c.Queued() == waiting })
+			// While the server holds them, each flight carries one call.
+			waitFor(t, "calls to fly or queue", func() bool { return c.Queued()+c.Flights() == waiting+1 })
 			close(hold)
 			wg.Wait()
-			if got, want := s.Counts(), []int{1, waiting}; !slices.Equal(got, want) {
-				t.Errorf("requests: got %v, want %v", got, want)
+			got := s.Counts()
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("requests: got %v, want %v", got, tc.want)
 			}
 			if err := check.Err(); err != nil || check.Len() != waiting+1 {
 				t.Errorf("%d distinct IDs, want %d: %v", check.Len(), waiting+1, err)
@@ -94,18 +99,18 @@ func TestClient_Concurrent(t *testing.T) {
 }
 
 // TestClient_FullFlight holds the server's requests while more calls queue
-// than one flight carries (16 pipelined requests of 255): once that many
-// wait, a full flight leaves on a second connection without waiting for
-// the first flight to land, and with a pool of one, after it.
+// than one flight carries (16 pipelined requests of 255): the next flight
+// to leave carries that many, and the rest leave on the one after.
 func TestClient_FullFlight(t *testing.T) {
 	const waiting = 16*255 + 20
+	full := slices.Repeat([]int{255}, 16)
 	tests := []struct {
-		name     string
-		opts     []client.Option
-		parallel bool // the full flight leaves while the first is held
+		name string
+		opts []client.Option
+		want []int // the requests' counts, sorted
 	}{
-		{"default pool", nil, true},
-		{"pool of one", []client.Option{client.WithPoolSize(1)}, false},
+		{"default pool", nil, append([]int{1, 1, 1, 1, 17}, full...)},
+		{"pool of one", []client.Option{client.WithPoolSize(1)}, append([]int{1, 20}, full...)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,20 +133,13 @@ func TestClient_FullFlight(t *testing.T) {
 			for range waiting {
 				wg.Go(call)
 			}
-			if tc.parallel {
-				// The server reads the first of the flight's requests,
-				// and holds it.
-				waitFor(t, "a full flight", func() bool { return c.Queued() == 20 && s.Requests() == 2 })
-			} else {
-				waitFor(t, "calls to queue", func() bool { return c.Queued() == waiting })
-			}
+			waitFor(t, "calls to fly or queue", func() bool { return c.Queued()+c.Flights() == waiting+1 })
 			close(hold)
 			wg.Wait()
 			got := s.Counts()
 			slices.Sort(got)
-			want := append([]int{1, 20}, slices.Repeat([]int{255}, 16)...)
-			if !slices.Equal(got, want) {
-				t.Errorf("requests: got %v, want %v", got, want)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("requests: got %v, want %v", got, tc.want)
 			}
 			if err := check.Err(); err != nil || check.Len() != waiting+1 {
 				t.Errorf("%d distinct IDs, want %d: %v", check.Len(), waiting+1, err)
@@ -229,7 +227,8 @@ func TestClient_Cancel(t *testing.T) {
 }
 
 // TestClient_CancelShared cancels the first of three calls that share a
-// request: it returns at once, and the other two still get their IDs.
+// request (queued, with a pool of one, behind the flight in the air): it
+// returns at once, and the other two still get their IDs.
 func TestClient_CancelShared(t *testing.T) {
 	first, rest := make(chan struct{}), make(chan struct{})
 	var requests atomic.Int64
@@ -243,7 +242,7 @@ func TestClient_CancelShared(t *testing.T) {
 		case <-s.quit:
 		}
 	}})
-	c := newClient(t, []string{s.Addr})
+	c := newClient(t, []string{s.Addr}, client.WithPoolSize(1))
 	bg := context.Background()
 	check := floetest.NewChecker[id64.ID](3)
 	var wg sync.WaitGroup
@@ -349,8 +348,8 @@ func TestClient_CancelUnderLoad(t *testing.T) {
 }
 
 // TestClient_CancelSent cancels a call that is alone on a flight whose
-// request is already out (sent as the flight before it landed): the
-// flight is called off, and the client goes on.
+// request is already out (sent, with a pool of one, as the flight before
+// it landed): the flight is called off, and the client goes on.
 func TestClient_CancelSent(t *testing.T) {
 	first, left := make(chan struct{}), make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -371,7 +370,7 @@ func TestClient_CancelSent(t *testing.T) {
 		case <-s.quit:
 		}
 	}})
-	c := newClient(t, []string{s.Addr})
+	c := newClient(t, []string{s.Addr}, client.WithPoolSize(1))
 	bg := context.Background()
 	ids := make(chan id64.ID, 1)
 	go func() {

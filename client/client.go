@@ -61,9 +61,9 @@ func New(addrs []string, opts ...Option) (*Client, error) {
 
 // Next returns a new ID.
 //
-// Concurrent calls share requests: calls that come while a request is in
-// flight queue, and the next request asks for all of them at once (see
-// Batching in the package documentation). IDs that one goroutine gets from
+// Concurrent calls share requests: calls that come while every connection
+// of the pool has a request in flight queue, and the next request asks for
+// all of them at once (see Batching in the package documentation). IDs that one goroutine gets from
 // successive calls increase as long as they come from one server (and,
 // with WithPrefetch, within the prefetch validity).
 //

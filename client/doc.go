@@ -39,18 +39,20 @@
 // # Batching
 //
 // Concurrent calls for up to 255 IDs share requests, as a database groups
-// commits. A call that finds no request in flight sends its own at once,
-// from its own goroutine. Calls that come while one is in flight queue;
-// when its reply arrives, one request goes out for all of them (pipelined
-// as several requests of up to 255 IDs when they want more), and each call
-// gets its share in the order the calls came. Under load each round trip
-// thus serves every call that came during the one before, on one
-// connection; a second request goes out before the first is answered only
-// when 4,080 IDs or more wait (16 pipelined requests of 255, the most one
-// round trip carries), up to the pool's size. No ID is fetched
-// before a call asks for it (unless WithPrefetch). Failed attempts aside,
-// a call waits for the request in flight, if any, and then its own, unless
-// thousands of IDs wait ahead of it.
+// commits. The client has up to one request in flight on each connection
+// of its pool (WithPoolSize). A call that finds a connection free sends its
+// own request at once, from its own goroutine. Calls that come while every
+// connection has a request in flight queue; when a reply arrives, one
+// request goes out on that connection for all of them (pipelined as
+// several requests of up to 255 IDs when they want more, up to 4,080 IDs
+// in 16 requests of 255, the most one round trip carries; the rest take
+// the next connection to come free), and each call gets its share in the
+// order the calls came. Under load each round trip thus serves every call
+// that came while all the connections were busy; with a pool of one, every
+// call that came during the round trip before. No ID is fetched before a
+// call asks for it (unless WithPrefetch). Failed attempts aside, a call
+// waits for its own request, and when every connection is busy, first for
+// one of their replies, unless thousands of IDs wait ahead of it.
 //
 // IDs handed to different calls are distinct, as the servers make them.
 // The IDs one goroutine gets from successive calls increase as long as

@@ -96,13 +96,14 @@ func TestClient_Failover(t *testing.T) {
 }
 
 // TestClient_FailoverShared: the server closes the connection on the
-// request that the calls queued behind another share; they go on to the
-// next server.
+// request that the calls queued behind another share (with a pool of one,
+// calls queue behind the flight in the air); they go on to the next
+// server.
 func TestClient_FailoverShared(t *testing.T) {
 	ids := new(atomic.Uint64)
 	hold := make(chan struct{})
 	a, b := newFake(t, fakeConfig{ids: ids, hold: hold}), newFake(t, fakeConfig{ids: ids})
-	c := newClient(t, []string{a.Addr, b.Addr}, client.WithNoRandomize(), fast)
+	c := newClient(t, []string{a.Addr, b.Addr}, client.WithNoRandomize(), fast, client.WithPoolSize(1))
 	ctx := context.Background()
 	check := floetest.NewChecker[id64.ID](3)
 	var wg sync.WaitGroup
@@ -133,7 +134,8 @@ func TestClient_FailoverShared(t *testing.T) {
 }
 
 // TestClient_FailoverSendShared: the write of the request that calls
-// queued behind another share fails; they go on on a new connection.
+// queued behind another share fails (with a pool of one, calls queue
+// behind the flight in the air); they go on on a new connection.
 func TestClient_FailoverSendShared(t *testing.T) {
 	hold := make(chan struct{})
 	s := newFake(t, fakeConfig{hold: hold})
@@ -147,7 +149,7 @@ func TestClient_FailoverSendShared(t *testing.T) {
 		}
 		return writeFailer{nc, &failWrite}, nil
 	}
-	c := newClient(t, []string{s.Addr}, client.WithDialer(dial), fast)
+	c := newClient(t, []string{s.Addr}, client.WithDialer(dial), fast, client.WithPoolSize(1))
 	ctx := context.Background()
 	check := floetest.NewChecker[id64.ID](2)
 	var wg sync.WaitGroup

@@ -124,10 +124,13 @@ func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout =
 
 // WithPoolSize sets how many connections the client keeps open at most,
 // which also bounds the requests it has in flight at once; the default is
-// 4. Calls for up to 255 IDs share one request at a time, so they use one
-// connection unless 4,080 IDs or more wait; each run of NextN beyond 255
-// IDs takes a connection of its own. Calls that find every connection
-// busy wait for one.
+// 4. Calls for up to 255 IDs go out at once while a connection has no
+// request in flight, one request on each; calls that come while every
+// connection has one queue and share the next request to leave (see
+// Batching in the package documentation). With a pool of one, calls share
+// one request at a time. Each run of NextN beyond 255 IDs takes a
+// connection of its own; calls that find every connection busy wait for
+// one.
 func WithPoolSize(n int) Option { return func(o *options) { o.poolSize = n } }
 
 // WithDialer sets the function that opens connections, in place of
