@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,36 +14,54 @@ import (
 	"github.com/floeid/floe/id64"
 )
 
-// TestClient_Batch holds the first request on the server while 50 more
-// calls queue; they must all go out in the next request.
+// TestClient_Batch holds every request on the server while 50 more calls
+// come after the first: the first calls each fly at once, one flight per
+// connection of the pool, and the calls that came once every connection
+// was busy all go out in one request, when the first flight lands.
 func TestClient_Batch(t *testing.T) {
-	hold := make(chan struct{})
-	s := newFake(t, fakeConfig{hold: hold})
-	c := newClient(t, []string{s.Addr}, client.WithPoolSize(1))
-	ctx := context.Background()
 	const waiting = 50
-	var wg sync.WaitGroup
-	check := floetest.NewChecker[id64.ID](waiting + 1)
-	call := func() {
-		id, err := c.Next(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		check.Add(id)
+	tests := []struct {
+		name string
+		opts []client.Option
+		want []int // the requests' counts, sorted
+	}{
+		{"default pool", nil, []int{1, 1, 1, 1, waiting - 3}},
+		{"pool of one", []client.Option{client.WithPoolSize(1)}, []int{1, waiting}},
+		{"pool of eight", []client.Option{client.WithPoolSize(8)}, []int{1, 1, 1, 1, 1, 1, 1, 1, waiting - 7}},
 	}
-	wg.Go(call)
-	<-s.arrived
-	for range waiting {
-		wg.Go(call)
-	}
-	waitFor(t, "calls to queue", func() bool { return c.Queued() == waiting })
-	close(hold)
-	wg.Wait()
-	if got, want := s.Counts(), []int{1, waiting}; !slices.Equal(got, want) {
-		t.Errorf("requests: got %v, want %v", got, want)
-	}
-	if err := check.Err(); err != nil || check.Len() != waiting+1 {
-		t.Errorf("%d distinct IDs, want %d: %v", check.Len(), waiting+1, err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			hold := make(chan struct{})
+			s := newFake(t, fakeConfig{hold: hold})
+			c := newClient(t, []string{s.Addr}, tc.opts...)
+			ctx := context.Background()
+			var wg sync.WaitGroup
+			check := floetest.NewChecker[id64.ID](waiting + 1)
+			call := func() {
+				id, err := c.Next(ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				check.Add(id)
+			}
+			wg.Go(call)
+			<-s.arrived
+			for range waiting {
+				wg.Go(call)
+			}
+			// While the server holds them, each flight carries one call.
+			waitFor(t, "calls to fly or queue", func() bool { return c.Queued()+c.Flights() == waiting+1 })
+			close(hold)
+			wg.Wait()
+			got := s.Counts()
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("requests: got %v, want %v", got, tc.want)
+			}
+			if err := check.Err(); err != nil || check.Len() != waiting+1 {
+				t.Errorf("%d distinct IDs, want %d: %v", check.Len(), waiting+1, err)
+			}
+		})
 	}
 }
 
@@ -50,20 +69,81 @@ func TestClient_Batch(t *testing.T) {
 // goroutine's IDs increase, no ID repeats, and calls share requests.
 func TestClient_Concurrent(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		opts []client.Option
-		cmp  func(a, b id64.ID) int
+		name     string
+		opts     []client.Option
+		cmp      func(a, b id64.ID) int
+		deadline bool // each call has a deadline
 	}{
-		{"batched", nil, id64.ID.Compare},
-		{"pool of one", []client.Option{client.WithPoolSize(1)}, id64.ID.Compare},
-		{"prefetch", []client.Option{client.WithPrefetch(100, time.Minute)}, nil},
+		{"batched", nil, id64.ID.Compare, false},
+		{"pool of one", []client.Option{client.WithPoolSize(1)}, id64.ID.Compare, false},
+		{"calls with deadlines", nil, id64.ID.Compare, true},
+		{"prefetch", []client.Option{client.WithPrefetch(100, time.Minute)}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newFake(t, fakeConfig{})
 			c := newClient(t, []string{s.Addr}, tc.opts...)
+			next := func() (id64.ID, error) {
+				ctx := context.Background()
+				if tc.deadline {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, time.Minute)
+					defer cancel()
+				}
+				return c.Next(ctx)
+			}
 			const workers, each = 32, 100
-			floetest.Hammer(t, workers, each, func() (id64.ID, error) { return c.Next(context.Background()) }, tc.cmp)
+			floetest.Hammer(t, workers, each, next, tc.cmp)
 			t.Logf("%d calls, %d requests", workers*each, s.Requests())
+		})
+	}
+}
+
+// TestClient_FullFlight holds the server's requests while more calls queue
+// than one flight carries (16 pipelined requests of 255): the next flight
+// to leave carries that many, and the rest leave on the one after.
+func TestClient_FullFlight(t *testing.T) {
+	const waiting = 16*255 + 20
+	full := slices.Repeat([]int{255}, 16)
+	tests := []struct {
+		name string
+		opts []client.Option
+		want []int // the requests' counts, sorted
+	}{
+		{"default pool", nil, append([]int{1, 1, 1, 1, 17}, full...)},
+		{"pool of one", []client.Option{client.WithPoolSize(1)}, append([]int{1, 20}, full...)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			hold := make(chan struct{})
+			s := newFake(t, fakeConfig{hold: hold})
+			// Thousands of goroutines take a while to start: no attempt
+			// timeout while the server holds the requests.
+			c := newClient(t, []string{s.Addr}, append(tc.opts, client.WithTimeout(0))...)
+			var wg sync.WaitGroup
+			check := floetest.NewChecker[id64.ID](waiting + 1)
+			call := func() {
+				id, err := c.Next(context.Background())
+				if err != nil {
+					t.Error(err)
+				}
+				check.Add(id)
+			}
+			wg.Go(call)
+			<-s.arrived
+			for range waiting {
+				wg.Go(call)
+			}
+			waitFor(t, "calls to fly or queue", func() bool { return c.Queued()+c.Flights() == waiting+1 })
+			close(hold)
+			wg.Wait()
+			got := s.Counts()
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("requests: got %v, want %v", got, tc.want)
+			}
+			if err := check.Err(); err != nil || check.Len() != waiting+1 {
+				t.Errorf("%d distinct IDs, want %d: %v", check.Len(), waiting+1, err)
+			}
 		})
 	}
 }
@@ -144,4 +224,183 @@ func TestClient_Cancel(t *testing.T) {
 			t.Errorf("got %v; want DeadlineExceeded after failed attempts", err)
 		}
 	})
+}
+
+// TestClient_CancelShared cancels the first of three calls that share a
+// request (queued, with a pool of one, behind the flight in the air): it
+// returns at once, and the other two still get their IDs.
+func TestClient_CancelShared(t *testing.T) {
+	first, rest := make(chan struct{}), make(chan struct{})
+	var requests atomic.Int64
+	s := newFake(t, fakeConfig{onRequest: func(s *fakeServer, n int) {
+		gate := rest
+		if requests.Add(1) == 1 {
+			gate = first
+		}
+		select {
+		case <-gate:
+		case <-s.quit:
+		}
+	}})
+	c := newClient(t, []string{s.Addr}, client.WithPoolSize(1))
+	bg := context.Background()
+	check := floetest.NewChecker[id64.ID](3)
+	var wg sync.WaitGroup
+	call := func() {
+		id, err := c.Next(bg)
+		if err != nil {
+			t.Error(err)
+		}
+		check.Add(id)
+	}
+	wg.Go(call)
+	<-s.arrived
+	ctx, cancel := context.WithCancel(bg)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Next(ctx)
+		errc <- err
+	}()
+	waitFor(t, "the call to queue", func() bool { return c.Queued() == 1 })
+	wg.Go(call)
+	wg.Go(call)
+	waitFor(t, "calls to queue", func() bool { return c.Queued() == 3 })
+	close(first)
+	if n := <-s.arrived; n != 3 {
+		t.Fatalf("the second request asks for %d IDs, want 3", n)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("the canceled call: got %v, want context.Canceled", err)
+	}
+	close(rest)
+	wg.Wait()
+	if err := check.Err(); err != nil || check.Len() != 3 {
+		t.Errorf("%d distinct IDs, want 3: %v", check.Len(), err)
+	}
+}
+
+// TestClient_CancelUnderLoad cancels every other call at a random point
+// while many goroutines fetch IDs: calls end with an ID or
+// context.Canceled, each goroutine's IDs increase and no ID goes to two
+// calls.
+func TestClient_CancelUnderLoad(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []client.Option
+		cmp  func(a, b id64.ID) int
+	}{
+		{"default pool", nil, id64.ID.Compare},
+		{"pool of one", []client.Option{client.WithPoolSize(1)}, id64.ID.Compare},
+		{"prefetch", []client.Option{client.WithPrefetch(100, time.Minute)}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newFake(t, fakeConfig{})
+			c := newClient(t, []string{s.Addr}, tc.opts...)
+			// A goroutine cancels the calls handed to it as soon as it
+			// gets to them: at whatever point each call has reached.
+			cancels := make(chan context.CancelFunc, 16)
+			var canceller sync.WaitGroup
+			canceller.Go(func() {
+				for cancel := range cancels {
+					cancel()
+				}
+			})
+			const workers, each = 16, 300
+			check := floetest.NewChecker[id64.ID](workers * each)
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Go(func() {
+					var ids []id64.ID
+					for i := range each {
+						ctx, cancel := context.WithCancel(context.Background())
+						if i%2 == 0 {
+							cancels <- cancel
+						}
+						id, err := c.Next(ctx)
+						cancel()
+						switch {
+						case err == nil:
+							ids = append(ids, id)
+						case !errors.Is(err, context.Canceled):
+							t.Errorf("got %v, want an ID or context.Canceled", err)
+							return
+						}
+					}
+					if tc.cmp != nil {
+						if err := floetest.Increasing(ids, tc.cmp); err != nil {
+							t.Error(err)
+						}
+					}
+					check.Add(ids...)
+				})
+			}
+			wg.Wait()
+			close(cancels)
+			canceller.Wait()
+			if err := check.Err(); err != nil {
+				t.Error(err)
+			}
+			t.Logf("%d IDs in %d requests", check.Len(), s.Requests())
+		})
+	}
+}
+
+// TestClient_CancelSent cancels a call that is alone on a flight whose
+// request is already out (sent, with a pool of one, as the flight before
+// it landed): the flight is called off, and the client goes on.
+func TestClient_CancelSent(t *testing.T) {
+	first, left := make(chan struct{}), make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var requests atomic.Int64
+	s := newFake(t, fakeConfig{onRequest: func(s *fakeServer, n int) {
+		gate := left
+		switch requests.Add(1) {
+		case 1:
+			gate = first
+		case 2:
+			cancel() // and answer only once the call has returned
+		default:
+			return
+		}
+		select {
+		case <-gate:
+		case <-s.quit:
+		}
+	}})
+	c := newClient(t, []string{s.Addr}, client.WithPoolSize(1))
+	bg := context.Background()
+	ids := make(chan id64.ID, 1)
+	go func() {
+		id, err := c.Next(bg)
+		if err != nil {
+			t.Error(err)
+		}
+		ids <- id
+	}()
+	<-s.arrived
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Next(ctx)
+		errc <- err
+	}()
+	waitFor(t, "the call to queue", func() bool { return c.Queued() == 1 })
+	close(first)
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("the canceled call: got %v, want context.Canceled", err)
+	}
+	close(left)
+	check := floetest.NewChecker[id64.ID](2)
+	check.Add(<-ids)
+	id, err := c.Next(bg)
+	if err != nil {
+		t.Fatalf("the call after: %v", err)
+	}
+	check.Add(id)
+	if err := check.Err(); err != nil {
+		t.Error(err)
+	}
+	waitFor(t, "the flights to land", func() bool { return c.Flights() == 0 })
 }

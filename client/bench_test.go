@@ -2,11 +2,17 @@ package client_test
 
 import (
 	"context"
+	"flag"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/floeid/floe/client"
 	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/internal/wire"
 )
 
 // BenchmarkClient_Next calls Next from many goroutines against one fake
@@ -55,4 +61,103 @@ func BenchmarkClient_NextN1000(b *testing.B) {
 			}
 		}
 	})
+}
+
+// floedAddr points BenchmarkClient_Floed at a running floed (without a
+// token), so that server and benchmark can each have a CPU of their own:
+//
+//	taskset -c 0 floed -w 1 -l 127.0.0.1:4444 -http '' -state $(mktemp -d) &
+//	taskset -c 1 go test -run '^$' -bench Floed ./client -args -floed 127.0.0.1:4444
+var floedAddr = flag.String("floed", "", "BenchmarkClient_Floed: the address of a running floed without a token (default: one in the test process)")
+
+// BenchmarkClient_Floed measures Next against floed over the loopback
+// interface, next to the protocol's raw rate: one connection, one request
+// for one ID at a time, each waiting for its reply. Compare the
+// sub-benchmarks of one run with each other (IDs/s).
+func BenchmarkClient_Floed(b *testing.B) {
+	addr := *floedAddr
+	if addr == "" {
+		addr = startFloed(b, 1, "")
+	}
+	b.Run("raw batch-1", func(b *testing.B) {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer nc.Close()
+		req, _ := wire.AppendRequest(nil, 1)
+		reply := make([]byte, wire.IDSize)
+		for b.Loop() {
+			if _, err := nc.Write(req); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadFull(nc, reply); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "IDs/s")
+	})
+	for _, bc := range []struct {
+		name       string
+		goroutines int
+		opts       []client.Option
+	}{
+		{"next 1 goroutine", 1, nil},
+		{"next 8 goroutines", 8, nil},
+		{"next 8 goroutines pool of 1", 8, []client.Option{client.WithPoolSize(1)}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var requests atomic.Int64
+			dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+				nc, err := new(net.Dialer).DialContext(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return countingConn{nc, &requests}, nil
+			}
+			c := newClient(b, []string{addr}, append(bc.opts, client.WithDialer(dial))...)
+			ctx := context.Background()
+			if _, err := c.Next(ctx); err != nil { // dials
+				b.Fatal(err)
+			}
+			requests.Store(0)
+			b.ResetTimer()
+			spread(b, bc.goroutines, func() error {
+				_, err := c.Next(ctx)
+				return err
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "IDs/s")
+			b.ReportMetric(float64(b.N)/float64(max(requests.Load(), 1)), "IDs/request")
+		})
+	}
+}
+
+// spread runs op b.N times, shared among a number of goroutines.
+func spread(b *testing.B, goroutines int, op func() error) {
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for left.Add(-1) >= 0 {
+				if err := op(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// countingConn counts the bytes written to it: the requests, on a
+// connection without a token.
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.n.Add(int64(len(p)))
+	return c.Conn.Write(p)
 }

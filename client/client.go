@@ -17,13 +17,14 @@ type Client struct {
 	pool      *pool           // immutable
 	ctx       context.Context // immutable: ends at Close, calling off flights
 	cancel    context.CancelFunc
-	wg        sync.WaitGroup // the fetchers
+	wg        sync.WaitGroup // the refills
 	waiters   sync.Pool      // of *waiter, for reuse
 
 	mu        sync.Mutex
 	closed    bool      // guarded by mu
 	queue     []*waiter // guarded by mu: calls waiting to board a flight
-	flying    int       // guarded by mu: fetchers running
+	queued    int       // guarded by mu: the IDs they want
+	flying    int       // guarded by mu: flights in the air
 	incoming  int       // guarded by mu: IDs on their way to buf
 	buf       buffer    // guarded by mu: prefetched IDs
 	refillOff bool      // guarded by mu: the last flight failed
@@ -60,10 +61,11 @@ func New(addrs []string, opts ...Option) (*Client, error) {
 
 // Next returns a new ID.
 //
-// Concurrent calls share requests: while the pool's connections are busy,
-// calls queue, and the next request asks for all of them at once. IDs that
-// one goroutine gets from successive calls increase as long as they come
-// from one server (and, with WithPrefetch, within the prefetch validity).
+// Concurrent calls share requests: calls that come while every connection
+// of the pool has a request in flight queue, and the next request asks for
+// all of them at once (see Batching in the package documentation). IDs that one goroutine gets from
+// successive calls increase as long as they come from one server (and,
+// with WithPrefetch, within the prefetch validity).
 //
 // When ctx ends first, Next returns ctx.Err(), or an *AttemptsError that
 // wraps it when attempts had failed; it returns at once, leaving its
@@ -98,7 +100,11 @@ func (c *Client) NextN(ctx context.Context, dst []id64.ID) (int, error) {
 		return 0, err
 	}
 	var log attemptLog
-	return c.fill(ctx, dst, c.opts.attempts, &log)
+	n, s, err := c.fill(ctx, dst, c.opts.attempts, &log, nil)
+	if s != nil {
+		c.pool.put(s)
+	}
+	return n, err
 }
 
 // Close closes the client's connections and stops its goroutines; calls
@@ -117,6 +123,7 @@ func (c *Client) Close() error {
 		w.done <- struct{}{}
 	}
 	c.queue = nil
+	c.queued = 0
 	c.buf.reset()
 	c.mu.Unlock()
 

@@ -38,12 +38,30 @@
 //
 // # Batching
 //
-// Concurrent calls for up to 255 IDs share requests: while every pooled
-// connection has a request in flight, calls queue, and the next request
-// asks for all the queued IDs at once (pipelined as several requests when
-// they exceed 255) and hands each call its share in queue order. One
-// caller's IDs from one server increase; IDs handed to different callers
-// are distinct, as the servers make them.
+// Concurrent calls for up to 255 IDs share requests, as a database groups
+// commits. The client has up to one request in flight on each connection
+// of its pool (WithPoolSize). A call that finds a connection free sends its
+// own request at once, from its own goroutine. Calls that come while every
+// connection has a request in flight queue; when a reply arrives, one
+// request goes out on that connection for all of them (pipelined as
+// several requests of up to 255 IDs when they want more, up to 4,080 IDs
+// in 16 requests of 255, the most one round trip carries; the rest take
+// the next connection to come free), and each call gets its share in the
+// order the calls came. Under load each round trip thus serves every call
+// that came while all the connections were busy; with a pool of one, every
+// call that came during the round trip before. No ID is fetched before a
+// call asks for it (unless WithPrefetch). Failed attempts aside, a call
+// waits for its own request, and when every connection is busy, first for
+// one of their replies, unless thousands of IDs wait ahead of it.
+//
+// IDs handed to different calls are distinct, as the servers make them.
+// The IDs one goroutine gets from successive calls increase as long as
+// they come from one server: a call's IDs come from a request sent after
+// the call began, so after the reply to the goroutine's previous call was
+// read, and a server that issues increasing IDs across its connections
+// (floed does, for each sequence) makes the later ones greater, whichever
+// connection carries them. Failover to another server breaks this order,
+// and so may WithPrefetch.
 //
 // # Prefetch
 //

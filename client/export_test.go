@@ -29,8 +29,8 @@ func (c *Client) Buffered() int {
 	return c.buf.n
 }
 
-// Fetchers returns how many fetchers run.
-func (c *Client) Fetchers() int {
+// Flights returns how many flights are in the air.
+func (c *Client) Flights() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.flying

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -92,6 +93,102 @@ func TestClient_Failover(t *testing.T) {
 	if after := dead.Requests(); after != before {
 		t.Errorf("the killed server took %d requests after the run", after-before)
 	}
+}
+
+// TestClient_FailoverShared: the server closes the connection on the
+// request that the calls queued behind another share (with a pool of one,
+// calls queue behind the flight in the air); they go on to the next
+// server.
+func TestClient_FailoverShared(t *testing.T) {
+	ids := new(atomic.Uint64)
+	hold := make(chan struct{})
+	a, b := newFake(t, fakeConfig{ids: ids, hold: hold}), newFake(t, fakeConfig{ids: ids})
+	c := newClient(t, []string{a.Addr, b.Addr}, client.WithNoRandomize(), fast, client.WithPoolSize(1))
+	ctx := context.Background()
+	check := floetest.NewChecker[id64.ID](3)
+	var wg sync.WaitGroup
+	call := func() {
+		id, err := c.Next(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		check.Add(id)
+	}
+	wg.Go(call)
+	<-a.arrived
+	wg.Go(call)
+	wg.Go(call)
+	waitFor(t, "calls to queue", func() bool { return c.Queued() == 2 })
+	a.failing.Store(true)
+	close(hold)
+	wg.Wait()
+	if err := check.Err(); err != nil || check.Len() != 3 {
+		t.Errorf("%d distinct IDs, want 3: %v", check.Len(), err)
+	}
+	if got, want := a.Counts(), []int{1, 2}; !slices.Equal(got, want) {
+		t.Errorf("requests to a: got %v, want %v", got, want)
+	}
+	if got, want := b.Counts(), []int{2}; !slices.Equal(got, want) {
+		t.Errorf("requests to b: got %v, want %v", got, want)
+	}
+}
+
+// TestClient_FailoverSendShared: the write of the request that calls
+// queued behind another share fails (with a pool of one, calls queue
+// behind the flight in the air); they go on on a new connection.
+func TestClient_FailoverSendShared(t *testing.T) {
+	hold := make(chan struct{})
+	s := newFake(t, fakeConfig{hold: hold})
+	var dials atomic.Int64
+	var failWrite atomic.Bool
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		nc, err := new(net.Dialer).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return writeFailer{nc, &failWrite}, nil
+	}
+	c := newClient(t, []string{s.Addr}, client.WithDialer(dial), fast, client.WithPoolSize(1))
+	ctx := context.Background()
+	check := floetest.NewChecker[id64.ID](2)
+	var wg sync.WaitGroup
+	call := func() {
+		id, err := c.Next(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		check.Add(id)
+	}
+	wg.Go(call)
+	<-s.arrived
+	wg.Go(call)
+	waitFor(t, "the call to queue", func() bool { return c.Queued() == 1 })
+	failWrite.Store(true)
+	close(hold)
+	wg.Wait()
+	if err := check.Err(); err != nil || check.Len() != 2 {
+		t.Errorf("%d distinct IDs, want 2: %v", check.Len(), err)
+	}
+	if got, want := s.Counts(), []int{1, 1}; !slices.Equal(got, want) {
+		t.Errorf("requests: got %v, want %v", got, want)
+	}
+	if got := dials.Load(); got != 2 {
+		t.Errorf("%d dials, want 2", got)
+	}
+}
+
+// writeFailer fails the next write once fail is set.
+type writeFailer struct {
+	net.Conn
+	fail *atomic.Bool
+}
+
+func (c writeFailer) Write(p []byte) (int, error) {
+	if c.fail.CompareAndSwap(true, false) {
+		return 0, errors.New("write failed")
+	}
+	return c.Conn.Write(p)
 }
 
 // TestClient_FailoverOrder: with WithNoRandomize the client takes the first

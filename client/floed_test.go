@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/floeid/floe/client"
@@ -35,11 +36,15 @@ func (m *memStore) Save(name string, rec server.Record) error {
 }
 
 // startFloed runs floed's server on loopback with one sequence, for worker
-// w, selected by token.
-func startFloed(t *testing.T, w uint64, token string) string {
+// w, selected by token (none when empty).
+func startFloed(t testing.TB, w uint64, token string) string {
 	t.Helper()
+	var tokens []string
+	if token != "" {
+		tokens = []string{token}
+	}
 	s, err := server.New(server.Config{
-		Sequences: []server.SequenceConfig{{Name: "default", Worker: w, Tokens: []string{token}}},
+		Sequences: []server.SequenceConfig{{Name: "default", Worker: w, Tokens: tokens}},
 		Store:     &memStore{recs: map[string]server.Record{}},
 		Logger:    slog.New(slog.DiscardHandler),
 	})
@@ -88,4 +93,57 @@ func TestClient_Floed(t *testing.T) {
 	if _, err := bad.Next(ctx); !errors.Is(err, client.ErrShortReply) {
 		t.Errorf("wrong token: got %v, want ErrShortReply", err)
 	}
+}
+
+// TestClient_FloedConcurrent hammers floed from many goroutines: each
+// goroutine's IDs increase, no ID repeats, the client asks for no more IDs
+// than its calls take (no prefetch) and it opens no more connections than
+// its pool holds.
+func TestClient_FloedConcurrent(t *testing.T) {
+	tests := []struct {
+		name       string
+		goroutines int
+		opts       []client.Option
+		pool       int64
+	}{
+		{"8 goroutines", 8, nil, 4},
+		{"32 goroutines", 32, nil, 4},
+		{"pool of one", 8, []client.Option{client.WithPoolSize(1)}, 1},
+		{"pool of eight", 32, []client.Option{client.WithPoolSize(8)}, 8},
+	}
+	addr := startFloed(t, 1, "")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var dials, read atomic.Int64
+			dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+				dials.Add(1)
+				nc, err := new(net.Dialer).DialContext(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return readCounter{nc, &read}, nil
+			}
+			c := newClient(t, []string{addr}, append(tc.opts, client.WithDialer(dial))...)
+			const each = 500
+			ids := floetest.Hammer(t, tc.goroutines, each, func() (id64.ID, error) { return c.Next(context.Background()) }, id64.ID.Compare)
+			if got, want := read.Load()/8, int64(len(ids)); got != want {
+				t.Errorf("the client read %d IDs for %d calls", got, want)
+			}
+			if got := dials.Load(); got > tc.pool {
+				t.Errorf("%d connections, want at most %d", got, tc.pool)
+			}
+		})
+	}
+}
+
+// readCounter counts the bytes read from a connection.
+type readCounter struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c readCounter) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }

@@ -123,8 +123,14 @@ func WithDialTimeout(d time.Duration) Option { return func(o *options) { o.dialT
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // WithPoolSize sets how many connections the client keeps open at most,
-// which is also how many requests it has in flight at once; the default is
-// 4. Callers beyond that wait, and their requests are batched.
+// which also bounds the requests it has in flight at once; the default is
+// 4. Calls for up to 255 IDs go out at once while a connection has no
+// request in flight, one request on each; calls that come while every
+// connection has one queue and share the next request to leave (see
+// Batching in the package documentation). With a pool of one, calls share
+// one request at a time. Each run of NextN beyond 255 IDs takes a
+// connection of its own; calls that find every connection busy wait for
+// one.
 func WithPoolSize(n int) Option { return func(o *options) { o.poolSize = n } }
 
 // WithDialer sets the function that opens connections, in place of

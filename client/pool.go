@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"time"
 )
 
 // pool holds the client's connections: a fixed number of slots, each with
@@ -11,12 +12,17 @@ import (
 // connection alone, and puts the slot back; the number of slots bounds both
 // the open connections and the requests in flight.
 //
+// Slots are taken most recently used first, so that a client that needs
+// one connection at a time keeps using the same one, and the others are
+// never dialled.
+//
 // A pool is safe for concurrent use.
 type pool struct {
-	slots chan *slot    // immutable: the free slots
-	done  chan struct{} // immutable: closed by close
+	free chan struct{} // immutable: a token for each free slot
+	done chan struct{} // immutable: closed by close
 
 	mu     sync.Mutex
+	slots  []*slot            // guarded by mu: the free slots, the most recently used last
 	open   map[*conn]struct{} // guarded by mu: every open connection, for close
 	closed bool               // guarded by mu
 }
@@ -34,18 +40,21 @@ type conn struct {
 	addr   string // the address dialled
 	gen    uint64 // ep.gen when dialled
 	authed bool   // the auth frame has been sent, or none is needed
-	buf    []byte // scratch space for requests and replies
-	ids    []uint64
+	// deadline is the I/O deadline of the round in flight, set by send.
+	deadline time.Time
+	buf      []byte // scratch space for requests and replies
+	ids      []uint64
 }
 
 func newPool(size int) *pool {
 	p := &pool{
-		slots: make(chan *slot, size),
-		done:  make(chan struct{}),
-		open:  make(map[*conn]struct{}),
+		free: make(chan struct{}, size),
+		done: make(chan struct{}),
+		open: make(map[*conn]struct{}),
 	}
 	for range size {
-		p.slots <- new(slot)
+		p.free <- struct{}{}
+		p.slots = append(p.slots, new(slot))
 	}
 	return p
 }
@@ -54,23 +63,34 @@ func newPool(size int) *pool {
 // closed.
 func (p *pool) get(ctx context.Context) (*slot, error) {
 	select {
-	case s := <-p.slots:
+	case <-p.free:
+	default:
 		select {
+		case <-p.free:
 		case <-p.done:
-			p.put(s)
 			return nil, ErrClosed
-		default:
-			return s, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-	case <-p.done:
-		return nil, ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		p.free <- struct{}{}
+		return nil, ErrClosed
+	}
+	s := p.slots[len(p.slots)-1]
+	p.slots = p.slots[:len(p.slots)-1]
+	return s, nil
 }
 
 // put returns a slot taken by get.
-func (p *pool) put(s *slot) { p.slots <- s }
+func (p *pool) put(s *slot) {
+	p.mu.Lock()
+	p.slots = append(p.slots, s)
+	p.mu.Unlock()
+	p.free <- struct{}{}
+}
 
 // add records a new connection so that close can close it; after close it
 // closes the connection and returns ErrClosed.

@@ -68,7 +68,7 @@ func TestClient_PrefetchRefill(t *testing.T) {
 	if want := seq(1, 7); !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	waitFor(t, "the refill", func() bool { return s.Requests() == 2 && c.Fetchers() == 0 })
+	waitFor(t, "the refill", func() bool { return s.Requests() == 2 && c.Flights() == 0 })
 	if got, want := s.Counts(), []int{11, 6}; !slices.Equal(got, want) {
 		t.Errorf("requests: got %v, want %v", got, want)
 	}
@@ -95,7 +95,7 @@ func TestClient_PrefetchDown(t *testing.T) {
 	if _, err := c.Next(context.Background()); err == nil {
 		t.Fatal("Next succeeded with the server down")
 	}
-	waitFor(t, "the fetcher to end", func() bool { return c.Fetchers() == 0 })
+	waitFor(t, "the flight to land", func() bool { return c.Flights() == 0 })
 	if got := dials.Load(); got != 3 {
 		t.Errorf("%d dials, want 3", got)
 	}
