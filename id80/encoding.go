@@ -7,13 +7,36 @@ import "encoding/binary"
 //	23456789abcdefghijklmnopqrstuvwx
 //
 // applied to each 40-bit block of an ID: 8 characters of 5 bits, most
-// significant first. The alphabet is two contiguous ASCII runs, '2'..'9' for
-// 0..7 and 'a'..'x' for 8..31, which lets both directions work on eight
+// significant first. 16 characters hold exactly 80 bits, so there are no
+// spare bits and no non-canonical spellings to reject.
+//
+// Encoding looks up two characters at a time, for 10 bits, in a table of
+// 2 KiB, and assembles each half of the text in a register: eight lookups
+// per ID, fewer instructions and a shorter dependency chain than spreading
+// the bits over the bytes with shifts and masks and mapping them to
+// characters arithmetically.
+//
+// Decoding needs no table: the alphabet is two contiguous ASCII runs, '2'..'9'
+// for 0..7 and 'a'..'x' for 8..31, which lets it check and convert eight
 // characters at once in a uint64 (one character per byte) with adds and
-// masks, without tables or branches. 16 characters hold exactly 80 bits, so
-// there are no spare bits and no non-canonical spellings to reject.
+// masks, without branches.
+const alphabet = "23456789abcdefghijklmnopqrstuvwx"
 
-// Per-byte constants for the eight-lane arithmetic below.
+// pairs holds the text of every 10-bit value: the character of its high 5
+// bits in the low byte, that of its low 5 bits in the high byte, so that
+// pairs assembled from the low end of a word are stored little-endian in
+// text order.
+var pairs = func() (t [1 << 10]uint16) {
+	for v := range t {
+		t[v] = uint16(alphabet[v>>5]) | uint16(alphabet[v&0x1f])<<8
+	}
+	return t
+}()
+
+// pair returns the two characters of the low 10 bits of v, as in pairs.
+func pair(v uint64) uint64 { return uint64(pairs[v&0x3ff]) }
+
+// Per-byte constants for the eight-lane arithmetic of decoding.
 const (
 	lanes = 0x0101010101010101 // 1 in every byte
 	highs = 0x8080808080808080 // the high bit of every byte
@@ -21,47 +44,35 @@ const (
 
 // encode writes the text form of id into dst.
 func encode(dst *[EncodedSize]byte, id *ID) {
-	a, b := textWords(id)
-	binary.BigEndian.PutUint64(dst[0:8], a)
-	binary.BigEndian.PutUint64(dst[8:16], b)
+	hi, lo := blocks(id)
+	binary.LittleEndian.PutUint64(dst[0:8], textWord(hi))
+	binary.LittleEndian.PutUint64(dst[8:16], textWord(lo))
 }
 
-// textWords returns the text form of id as two big-endian words of eight
-// characters each.
-func textWords(id *ID) (uint64, uint64) {
+// blocks returns the two 40-bit blocks of id, the time block and the
+// payload, in the low bits of hi and lo; the bits above them are not cleared.
+func blocks(id *ID) (hi, lo uint64) {
 	// Two loads that match how an ID is usually stored (8 bytes, then 2):
 	// one overlapping load across both would defeat store forwarding.
 	head := binary.BigEndian.Uint64(id[0:8])
 	tail := uint64(binary.BigEndian.Uint16(id[8:10]))
-	hi := head >> 24               // bytes 0-4: time block
-	lo := head&0xffffff<<16 | tail // bytes 5-9: payload
-	return toChars(spread(hi)), toChars(spread(lo))
+	return head >> 24, head<<16 | tail
 }
 
-// spread returns the eight 5-bit groups of the 40-bit value h, one per byte,
-// the most significant group in the most significant byte. It halves the
-// width of the groups three times: 20 bits per 32-bit lane, 10 per 16-bit
-// lane, 5 per byte.
-func spread(h uint64) uint64 {
-	x := h&0xfffff | h>>20<<32
-	x = x&0x000003ff_000003ff | x&0x000ffc00_000ffc00<<6
-	x = x&0x001f001f_001f001f | x&0x03e003e0_03e003e0<<3
-	return x
+// textWord returns the 8 characters of the 40 low bits of x as a
+// little-endian word: stored with binary.LittleEndian, its bytes are in text
+// order.
+func textWord(x uint64) uint64 {
+	return pair(x>>30) | pair(x>>20)<<16 | pair(x>>10)<<32 | pair(x)<<48
 }
 
-// gather is the inverse of spread: it packs eight 5-bit bytes into 40 bits.
+// gather packs eight 5-bit values, one per byte, the most significant in the
+// most significant byte, into 40 bits. It halves the number of lanes three
+// times: 10 bits per 16-bit lane, 20 per 32-bit lane, then 40.
 func gather(x uint64) uint64 {
 	x = x&0x001f001f_001f001f | x&0x1f001f00_1f001f00>>3
 	x = x&0x000003ff_000003ff | x&0x03ff0000_03ff0000>>6
 	return x&0xfffff | x>>32<<20
-}
-
-// toChars maps each byte of x, a value in 0..31, to its character: '2'+v
-// below 8, 'a'+v-8 from 8 on. Adding 0x78 sets a byte's high bit exactly when
-// it holds 8 or more; no byte carries into the next.
-func toChars(x uint64) uint64 {
-	letters := (x + 0x78*lanes) & highs >> 7 // 1 in bytes holding 8..31
-	return x + '2'*lanes + letters*('a'-'2'-8)
 }
 
 // fromChars maps eight characters, one per byte, back to their 5-bit values.

@@ -123,10 +123,15 @@ func (id ID) Compare(other ID) int {
 	return 0
 }
 
-// String returns the ID's 16-character text form.
+// String returns the ID's 16-character text form. Its only allocation is
+// the string.
 func (id ID) String() string {
+	// encode's body, written out: encode is too large to inline, and String
+	// is the hot path.
 	var b [EncodedSize]byte
-	encode(&b, &id)
+	hi, lo := blocks(&id)
+	binary.LittleEndian.PutUint64(b[0:8], textWord(hi))
+	binary.LittleEndian.PutUint64(b[8:16], textWord(lo))
 	return string(b[:])
 }
 

@@ -11,8 +11,8 @@ import (
 // 16-character text form to dst. It does not allocate when dst has room for
 // 16 more bytes. The error is always nil.
 func (id ID) AppendText(dst []byte) ([]byte, error) {
-	a, b := textWords(&id)
-	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(dst, a), b), nil
+	hi, lo := blocks(&id)
+	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(dst, textWord(hi)), textWord(lo)), nil
 }
 
 // MarshalText implements encoding.TextMarshaler: it returns the ID's

@@ -29,6 +29,68 @@ func TestID_StringZero(t *testing.T) {
 	}
 }
 
+// referenceEncode encodes id one bit at a time, 6 bits a character, most
+// significant first, to check the encoder against.
+func referenceEncode(id ID) string {
+	var sb strings.Builder
+	for c := range EncodedLen {
+		v := 0
+		for bit := c * 6; bit < c*6+6; bit++ {
+			v = v<<1 | int(id[bit/8]>>(7-bit%8)&1)
+		}
+		sb.WriteByte(alphabet[v])
+	}
+	return sb.String()
+}
+
+func TestEncode_MatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var ones ID
+	for i := range ones {
+		ones[i] = 0xff
+	}
+	ids := []ID{{}, ones}
+	for i := range Size * 8 { // every single bit
+		var id ID
+		id[i/8] = 0x80 >> (i % 8)
+		ids = append(ids, id)
+	}
+	for pos := range EncodedLen { // every character at every place
+		for v := range 64 {
+			var id ID
+			for bit := range 6 {
+				if v>>(5-bit)&1 != 0 {
+					n := pos*6 + bit
+					id[n/8] |= 0x80 >> (n % 8)
+				}
+			}
+			ids = append(ids, id)
+		}
+	}
+	for range 10000 {
+		var id ID
+		for i := range id {
+			id[i] = byte(r.Uint32())
+		}
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		want := referenceEncode(id)
+		if got := id.String(); got != want {
+			t.Fatalf("String() of %x = %q, want %q", id[:], got, want)
+		}
+		if got, _ := id.AppendText([]byte("x")); string(got) != "x"+want {
+			t.Fatalf("AppendText(\"x\") of %x = %q, want %q", id[:], got, "x"+want)
+		}
+		if got, _ := id.MarshalText(); string(got) != want {
+			t.Fatalf("MarshalText() of %x = %q, want %q", id[:], got, want)
+		}
+		if got, _ := id.MarshalJSON(); string(got) != `"`+want+`"` {
+			t.Fatalf("MarshalJSON() of %x = %s, want %q", id[:], got, want)
+		}
+	}
+}
+
 // TestID_TextOrder checks that the text of IDs sorts as their bytes do.
 func TestID_TextOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
@@ -56,6 +118,25 @@ func TestID_TextOrder(t *testing.T) {
 		if bytes.Compare(byBytes[i-1][:], byBytes[i][:]) > 0 {
 			t.Fatal("Compare order differs from byte order")
 		}
+	}
+}
+
+func TestID_EncodeAllocs(t *testing.T) {
+	id := vectorID(t, 0)
+	tests := []struct {
+		name string
+		f    func()
+	}{
+		{"string", func() { sinkString = id.String() }},
+		{"marshal text", func() { sinkBytes, _ = id.MarshalText() }},
+		{"marshal json", func() { sinkBytes, _ = id.MarshalJSON() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if allocs := testing.AllocsPerRun(1000, tt.f); allocs != 1 {
+				t.Errorf("allocates %v times, want 1 (the result)", allocs)
+			}
+		})
 	}
 }
 
