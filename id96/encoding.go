@@ -27,7 +27,7 @@ var decoding = func() (t [256]byte) {
 
 // encode writes the text of id to dst, 8 bytes at a time: a later 8-byte
 // load of the text, as in string(dst[:]), is then forwarded from the store,
-// where after 8 single-byte stores it would wait for them to reach the cache.
+// where after single-byte stores it would wait for them to reach the cache.
 func encode(dst *[EncodedLen]byte, id *ID) {
 	head, tail := load(id)
 	binary.LittleEndian.PutUint64(dst[0:8], quad(head>>40)|quad(head>>16)<<32)
