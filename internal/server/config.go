@@ -90,27 +90,17 @@ type Config struct {
 	// Store keeps the reservations of the sequences without a Source;
 	// required when there are any.
 	Store Store
-	// Clock is read for the time; nil means floe.MonotonicClock.
-	Clock floe.Clock
-	// Policy is the clock policy: floe.Wait (the default), floe.Fail or
-	// floe.Borrow. MaxAhead and MaxWait bound Borrow and Wait as in the
-	// generators (defaults 1 s and 5 s).
-	Policy   floe.Policy
-	MaxAhead time.Duration
-	MaxWait  time.Duration
-	// Window is how far the durable reservation reaches ahead of need (the
-	// later of the clock and the last tick issued): while serving, the
-	// keeper keeps between half a window and a window reserved, writing
-	// once the headroom falls to 9/16 of a window, that is every 7/16 of a
-	// window. Zero means 2 s; otherwise it is at least MinWindow. A crash
-	// costs at most one window of waiting at the worker ID's next start
-	// (policy Wait; Borrow adds MaxAhead).
-	Window time.Duration
-	// ClaimTimeout bounds one claim of a worker ID and one reservation
-	// write; zero means 5 s.
+	// Clock, Policy, MaxAhead, MaxWait, Window, ClaimTimeout and Floor
+	// are every sequence's, as the fields of the same names in
+	// sequencer.Config document them (Window: between half of it and all
+	// of it stays reserved, and a crash costs at most one window).
+	Clock        floe.Clock
+	Policy       floe.Policy
+	MaxAhead     time.Duration
+	MaxWait      time.Duration
+	Window       time.Duration
 	ClaimTimeout time.Duration
-	// Floor is noeqd's time of death: nothing is issued at or before it.
-	Floor time.Time
+	Floor        time.Time
 	// MaxConns bounds open binary connections; zero means 4096. Connections
 	// over it are closed at once.
 	MaxConns int

@@ -176,13 +176,18 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 		writeError(w, status, code, err.Error())
 		return
 	}
+	idsHeader(w, text)
+	w.Write(body)
+}
+
+// idsHeader sets the headers of a reply of IDs, as text or JSON.
+func idsHeader(w http.ResponseWriter, text bool) {
 	if text {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	} else {
 		w.Header().Set("Content-Type", "application/json")
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(body)
 }
 
 // headIDs answers a HEAD of /v1/ids as a GET would, but without issuing
@@ -200,12 +205,7 @@ func (s *Server) headIDs(w http.ResponseWriter, seq *sequence, text bool) {
 		writeError(w, status, code, err.Error())
 		return
 	}
-	if text {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	} else {
-		w.Header().Set("Content-Type", "application/json")
-	}
-	w.Header().Set("Cache-Control", "no-store")
+	idsHeader(w, text)
 	w.WriteHeader(http.StatusOK)
 }
 
