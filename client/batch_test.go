@@ -37,13 +37,7 @@ func TestClient_Batch(t *testing.T) {
 			ctx := context.Background()
 			var wg sync.WaitGroup
 			check := floetest.NewChecker[id64.ID](waiting + 1)
-			call := func() {
-				id, err := c.Next(ctx)
-				if err != nil {
-					t.Error(err)
-				}
-				check.Add(id)
-			}
+			call := nextInto(t, c, ctx, check)
 			wg.Go(call)
 			<-s.arrived
 			for range waiting {
@@ -121,13 +115,7 @@ func TestClient_FullFlight(t *testing.T) {
 			c := newClient(t, []string{s.Addr}, append(tc.opts, client.WithTimeout(0))...)
 			var wg sync.WaitGroup
 			check := floetest.NewChecker[id64.ID](waiting + 1)
-			call := func() {
-				id, err := c.Next(context.Background())
-				if err != nil {
-					t.Error(err)
-				}
-				check.Add(id)
-			}
+			call := nextInto(t, c, context.Background(), check)
 			wg.Go(call)
 			<-s.arrived
 			for range waiting {
@@ -246,13 +234,7 @@ func TestClient_CancelShared(t *testing.T) {
 	bg := context.Background()
 	check := floetest.NewChecker[id64.ID](3)
 	var wg sync.WaitGroup
-	call := func() {
-		id, err := c.Next(bg)
-		if err != nil {
-			t.Error(err)
-		}
-		check.Add(id)
-	}
+	call := nextInto(t, c, bg, check)
 	wg.Go(call)
 	<-s.arrived
 	ctx, cancel := context.WithCancel(bg)
@@ -403,4 +385,16 @@ func TestClient_CancelSent(t *testing.T) {
 		t.Error(err)
 	}
 	waitFor(t, "the flights to land", func() bool { return c.Flights() == 0 })
+}
+
+// nextInto returns a call of c.Next with ctx that adds its ID to check and
+// reports an error to t, for tests that start many of them.
+func nextInto(t *testing.T, c *client.Client, ctx context.Context, check *floetest.Checker[id64.ID]) func() {
+	return func() {
+		id, err := c.Next(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		check.Add(id)
+	}
 }

@@ -107,13 +107,7 @@ func TestClient_FailoverShared(t *testing.T) {
 	ctx := context.Background()
 	check := floetest.NewChecker[id64.ID](3)
 	var wg sync.WaitGroup
-	call := func() {
-		id, err := c.Next(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		check.Add(id)
-	}
+	call := nextInto(t, c, ctx, check)
 	wg.Go(call)
 	<-a.arrived
 	wg.Go(call)
@@ -153,13 +147,7 @@ func TestClient_FailoverSendShared(t *testing.T) {
 	ctx := context.Background()
 	check := floetest.NewChecker[id64.ID](2)
 	var wg sync.WaitGroup
-	call := func() {
-		id, err := c.Next(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		check.Add(id)
-	}
+	call := nextInto(t, c, ctx, check)
 	wg.Go(call)
 	<-s.arrived
 	wg.Go(call)
