@@ -128,22 +128,17 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 	if err := os.WriteFile(pwFile, []byte("pw\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	etcd := map[string]string{"FLOE_ETCD": "127.0.0.1:2379"}
-	etcdWith := func(kv ...string) map[string]string {
-		m := map[string]string{"FLOE_ETCD": "127.0.0.1:2379"}
+	// vars returns the variables of name, value pairs.
+	vars := func(kv ...string) map[string]string {
+		m := make(map[string]string)
 		for i := 0; i < len(kv); i += 2 {
 			m[kv[i]] = kv[i+1]
 		}
 		return m
 	}
-	redis := map[string]string{"FLOE_REDIS": "127.0.0.1:6379"}
-	redisWith := func(kv ...string) map[string]string {
-		m := map[string]string{"FLOE_REDIS": "127.0.0.1:6379"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
+	etcdWith := func(kv ...string) map[string]string { return vars(append([]string{"FLOE_ETCD", "127.0.0.1:2379"}, kv...)...) }
+	redisWith := func(kv ...string) map[string]string { return vars(append([]string{"FLOE_REDIS", "127.0.0.1:6379"}, kv...)...) }
+	etcd, redis := etcdWith(), redisWith()
 	tests := []struct {
 		name    string
 		env     string
