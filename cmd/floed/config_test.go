@@ -136,8 +136,12 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		}
 		return m
 	}
-	etcdWith := func(kv ...string) map[string]string { return vars(append([]string{"FLOE_ETCD", "127.0.0.1:2379"}, kv...)...) }
-	redisWith := func(kv ...string) map[string]string { return vars(append([]string{"FLOE_REDIS", "127.0.0.1:6379"}, kv...)...) }
+	etcdWith := func(kv ...string) map[string]string {
+		return vars(append([]string{"FLOE_ETCD", "127.0.0.1:2379"}, kv...)...)
+	}
+	redisWith := func(kv ...string) map[string]string {
+		return vars(append([]string{"FLOE_REDIS", "127.0.0.1:6379"}, kv...)...)
+	}
 	etcd, redis := etcdWith(), redisWith()
 	tests := []struct {
 		name    string
