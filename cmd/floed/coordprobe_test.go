@@ -4,9 +4,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -202,28 +202,16 @@ func TestE2E_ConnectNothingListening(t *testing.T) {
 // returns its stderr and exit code.
 func runFloed(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	addrs := freeAddrs(t, 2)
-	cmd := exec.Command(floedBin, append([]string{"--listen", addrs[0], "--http", addrs[1], "--state", t.TempDir()}, args...)...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "FLOE_") && !strings.HasPrefix(kv, "NOEQ_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
+	stderr, err := runToExit(t, nil, append([]string{"--state", t.TempDir()}, args...), stopDeadline)
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return stderr, 0
+	case errors.As(err, &exit):
+		return stderr, exit.ExitCode()
 	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(stopDeadline):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("floed %q still running after %v, want it to stop:\n%s", args, stopDeadline, stderr.String())
-	}
-	return stderr.String(), cmd.ProcessState.ExitCode()
+	t.Fatalf("floed %q: %v", args, err)
+	return stderr, -1
 }
 
 // A floed on Redis with TLS, a client certificate and an ACL user serves

@@ -13,7 +13,7 @@ import (
 // a number: it must exit at once with status 2 and name the variable and
 // its value, rather than serve as worker 0.
 func TestE2E_MalformedVariable(t *testing.T) {
-	stderr, err := runRefused(t, []string{"FLOE_WORKER=abc"}, []string{"--state", t.TempDir()})
+	stderr, err := runToExit(t, []string{"FLOE_WORKER=abc"}, []string{"--state", t.TempDir()}, startDeadline)
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
 		t.Errorf("floed exited with %v, want exit status 2", err)

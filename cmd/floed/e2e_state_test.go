@@ -46,7 +46,7 @@ func TestE2E_RequireState(t *testing.T) {
 			}
 			args := append([]string{"--state", state}, tc.args...)
 			if tc.refused {
-				stderr, err := runRefused(t, env, args)
+				stderr, err := runToExit(t, env, args, startDeadline)
 				var exit *exec.ExitError
 				if !errors.As(err, &exit) || exit.ExitCode() == 0 {
 					t.Fatalf("floed exited with %v, want a failure", err)
@@ -79,30 +79,5 @@ func deleteState(dir string) func(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, "floed.state")); err != nil && !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
 		}
-	}
-}
-
-// runRefused runs floed with args, which must make it exit at start, and
-// returns its stderr and exit error.
-func runRefused(t *testing.T, env, args []string) (string, error) {
-	t.Helper()
-	addrs := freeAddrs(t, 2)
-	cmd := exec.Command(floedBin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
-	cmd.Env = floedEnv(env)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting floed: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		return stderr.String(), err
-	case <-time.After(startDeadline):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("floed still running after %v, want it refused:\n%s", startDeadline, stderr.String())
-		return "", nil
 	}
 }

@@ -470,3 +470,28 @@ func checkIncreasing(t testing.TB, what string, ids []uint64) {
 		}
 	}
 }
+
+// runToExit runs floed with args and the variables env, expecting it to
+// exit by itself within d, and returns its stderr and cmd.Wait's error.
+func runToExit(t *testing.T, env, args []string, d time.Duration) (string, error) {
+	t.Helper()
+	addrs := freeAddrs(t, 2)
+	cmd := exec.Command(floedBin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
+	cmd.Env = floedEnv(env)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting floed: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return stderr.String(), err
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("floed %q still running after %v, want it to stop:\n%s", args, d, stderr.String())
+		return "", nil
+	}
+}
