@@ -17,6 +17,25 @@ type Sequence struct {
 	// destroyed and created again gets a new one, and with it a new set of
 	// worker IDs and reservations. Set by Create.
 	Gen int64
+	// Retired is the latest generation destroyed under the name that
+	// reserved any tick, or the zero Retired. A generation that follows
+	// it issues only after it (see Retired).
+	Retired Retired
+}
+
+// Retired is what a destroyed generation of a sequence could have issued:
+// the highest tick of its worker IDs' reservations, or for a worker ID
+// that was released cleanly and not claimed since, its last tick. A
+// holder of a destroyed generation can go on issuing until its local
+// lease deadline (a partition, a pause), but never above its reservation,
+// so a generation created after it that issues only after Tick, as Spec
+// counts ticks, repeats none of its IDs. Destroy records it; Create and
+// Get return it with the sequence. A destroyed generation that reserved
+// nothing leaves the previous Retired in place.
+type Retired struct {
+	Gen  int64  // the destroyed generation; zero when there was none
+	Spec string // its definition
+	Tick uint64 // the highest tick it could have issued
 }
 
 // Catalog keeps a cluster's named sequences. Implementations are safe for
@@ -31,9 +50,18 @@ type Catalog interface {
 	// List returns every sequence, ordered by name.
 	List(ctx context.Context) ([]Sequence, error)
 	// Destroy removes the named sequence with its worker IDs and
-	// reservations: every lease on it is lost, and its holders stop. It
-	// returns an error wrapping ErrNotFound when there is no such sequence.
+	// reservations, in one atomic step that records what the generation
+	// could have issued as the name's Retired: every lease on it is lost,
+	// and its holders stop. It returns an error wrapping ErrNotFound when
+	// there is no such sequence.
 	Destroy(ctx context.Context, name string) error
+	// WaitGone blocks until the catalog no longer has generation gen of
+	// the named sequence (it was destroyed, or destroyed and created
+	// again) and returns nil, or until ctx ends and returns ctx's error.
+	// It follows the catalog's changes as they happen (a watch) or, where
+	// the engine has none, reads it at least once a second; a catalog out
+	// of reach is retried, not reported.
+	WaitGone(ctx context.Context, name string, gen int64) error
 }
 
 var (

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/floeid/floe/workerid"
@@ -40,6 +41,28 @@ type sequenceValue struct {
 }
 
 func (c *Catalog) key(name string) string { return c.prefix + "sequences/" + name }
+
+// retiredKey holds the name's Retired: {"gen":G,"spec":"...","tick":T}.
+func (c *Catalog) retiredKey(name string) string { return c.prefix + "retired/" + name }
+
+// retiredValue is the value of a retired key.
+type retiredValue struct {
+	Gen  int64  `json:"gen"`
+	Spec string `json:"spec"`
+	Tick uint64 `json:"tick"`
+}
+
+// decodeRetired reads a retired key's value; no key is the zero Retired.
+func (c *Catalog) decodeRetired(name string, kvs []*mvccpb.KeyValue) (workerid.Retired, error) {
+	if len(kvs) == 0 {
+		return workerid.Retired{}, nil
+	}
+	var v retiredValue
+	if err := json.Unmarshal(kvs[0].Value, &v); err != nil || v.Gen <= 0 || v.Tick == 0 {
+		return workerid.Retired{}, fmt.Errorf("%w: retired generation of %q: %q", ErrCorrupt, name, kvs[0].Value)
+	}
+	return workerid.Retired{Gen: v.Gen, Spec: v.Spec, Tick: v.Tick}, nil
+}
 
 // idPrefix is where the worker IDs of a sequence's generation live.
 func (c *Catalog) idPrefix(name string, gen int64) string {
@@ -99,14 +122,18 @@ func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Seque
 	defer cancel()
 	resp, err := c.cli.Txn(rctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(value))).
-		Else(clientv3.OpGet(key)).
+		Then(clientv3.OpPut(key, string(value)), clientv3.OpGet(c.retiredKey(name))).
+		Else(clientv3.OpGet(key), clientv3.OpGet(c.retiredKey(name))).
 		Commit()
 	if err != nil {
 		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %q: %w", name, err)
 	}
+	retired, err := c.decodeRetired(name, resp.Responses[1].GetResponseRange().GetKvs())
+	if err != nil {
+		return workerid.Sequence{}, err
+	}
 	if resp.Succeeded {
-		return workerid.Sequence{Name: name, Spec: spec, Gen: resp.Header.Revision}, nil
+		return workerid.Sequence{Name: name, Spec: spec, Gen: resp.Header.Revision, Retired: retired}, nil
 	}
 	kvs := resp.Responses[0].GetResponseRange().GetKvs()
 	if len(kvs) == 0 {
@@ -117,6 +144,7 @@ func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Seque
 	if err != nil {
 		return workerid.Sequence{}, err
 	}
+	seq.Retired = retired
 	if seq.Spec != spec {
 		return workerid.Sequence{}, fmt.Errorf("%w: %q is %q, not %q", workerid.ErrConflict, name, seq.Spec, spec)
 	}
@@ -130,14 +158,20 @@ func (c *Catalog) Get(ctx context.Context, name string) (workerid.Sequence, erro
 	}
 	rctx, cancel := c.request(ctx)
 	defer cancel()
-	resp, err := c.cli.Get(rctx, c.key(name))
+	resp, err := c.cli.Txn(rctx).Then(clientv3.OpGet(c.key(name)), clientv3.OpGet(c.retiredKey(name))).Commit()
 	if err != nil {
 		return workerid.Sequence{}, fmt.Errorf("floe: reading sequence %q: %w", name, err)
 	}
-	if len(resp.Kvs) == 0 {
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if len(kvs) == 0 {
 		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrNotFound, name)
 	}
-	return c.decode(name, resp.Kvs[0].Value, resp.Kvs[0].CreateRevision)
+	seq, err := c.decode(name, kvs[0].Value, kvs[0].CreateRevision)
+	if err != nil {
+		return workerid.Sequence{}, err
+	}
+	seq.Retired, err = c.decodeRetired(name, resp.Responses[1].GetResponseRange().GetKvs())
+	return seq, err
 }
 
 // List returns every sequence, ordered by name.
@@ -164,10 +198,11 @@ func (c *Catalog) List(ctx context.Context) ([]workerid.Sequence, error) {
 	return seqs, nil
 }
 
-// Destroy deletes the sequence key and every key of its worker IDs in one
-// transaction conditioned on the key being the one read: the owner keys
-// go, so every holder's next Reserve is refused and their watches end
-// their leases.
+// Destroy deletes the sequence key and every key of its worker IDs, and
+// records the generation's Retired, in one transaction conditioned on
+// nothing under the sequence having changed since it was read: the owner
+// keys go, so every holder's next Reserve is refused and their watches end
+// their leases, and no reservation rises past the Retired recorded.
 func (c *Catalog) Destroy(ctx context.Context, name string) error {
 	if err := c.check(name); err != nil {
 		return err
@@ -184,19 +219,107 @@ func (c *Catalog) Destroy(ctx context.Context, name string) error {
 			return fmt.Errorf("%w: %q", workerid.ErrNotFound, name)
 		}
 		kv := resp.Kvs[0]
+		seq, err := c.decode(name, kv.Value, kv.CreateRevision)
+		if err != nil {
+			return err
+		}
+		ids := c.idPrefix(name, kv.CreateRevision)
+		all, err := c.cli.Get(rctx, ids, clientv3.WithPrefix())
+		if err != nil {
+			return fmt.Errorf("floe: destroying sequence %q: %w", name, err)
+		}
+		top, err := retiredTick(ids, all.Kvs)
+		if err != nil {
+			return fmt.Errorf("floe: destroying sequence %q: %w", name, err)
+		}
+		ops := []clientv3.Op{clientv3.OpDelete(key), clientv3.OpDelete(ids, clientv3.WithPrefix())}
+		if top != 0 {
+			v, _ := json.Marshal(retiredValue{Gen: seq.Gen, Spec: seq.Spec, Tick: top})
+			ops = append(ops, clientv3.OpPut(c.retiredKey(name), string(v)))
+		}
 		tx, err := c.cli.Txn(rctx).
-			If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
-			Then(
-				clientv3.OpDelete(key),
-				clientv3.OpDelete(c.idPrefix(name, kv.CreateRevision), clientv3.WithPrefix()),
-			).Commit()
+			If(
+				clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision),
+				// No worker ID claimed, reserved or released since the read.
+				clientv3.Compare(clientv3.ModRevision(ids), "<", all.Header.Revision+1).WithPrefix(),
+			).
+			Then(ops...).Commit()
 		if err != nil {
 			return fmt.Errorf("floe: destroying sequence %q: %w", name, err)
 		}
 		if tx.Succeeded {
 			return nil
 		}
-		// Changed since the read (destroyed and created again): read again.
+		// Changed since the read: read again.
+	}
+}
+
+// retiredTick is the highest tick the holders of the worker IDs under ids
+// could have issued: each ID's reservation R, or the last tick of an ID
+// released cleanly (no owner key, a last tick recorded).
+func retiredTick(ids string, kvs []*mvccpb.KeyValue) (uint64, error) {
+	held := make(map[string]bool)
+	for _, kv := range kvs {
+		if id, ok := strings.CutPrefix(string(kv.Key), ids+"workers/"); ok {
+			held[id] = true
+		}
+	}
+	var top uint64
+	for _, kv := range kvs {
+		id, ok := strings.CutPrefix(string(kv.Key), ids+"reserved/")
+		if !ok {
+			continue
+		}
+		r, err := decodeReservation(kv.Value)
+		if err != nil {
+			return 0, err
+		}
+		tick := r.R
+		if r.Last != 0 && !held[id] {
+			tick = r.Last
+		}
+		top = max(top, tick)
+	}
+	return top, nil
+}
+
+// WaitGone watches the sequence key from the revision it reads, until the
+// key is deleted or holds another generation; a watch that ends (a
+// compaction, a lost connection) reads the key again and watches on.
+func (c *Catalog) WaitGone(ctx context.Context, name string, gen int64) error {
+	if err := c.check(name); err != nil {
+		return err
+	}
+	key := c.key(name)
+	for {
+		resp, err := c.cli.Get(ctx, key)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			select {
+			case <-time.After(time.Second):
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != gen {
+			return nil
+		}
+		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+		for wr := range c.cli.Watch(wctx, key, clientv3.WithRev(resp.Header.Revision+1)) {
+			for _, ev := range wr.Events {
+				if ev.Type == clientv3.EventTypeDelete || ev.Kv.CreateRevision != gen {
+					cancel()
+					return nil
+				}
+			}
+		}
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/floeid/floe/workerid"
 	goredis "github.com/redis/go-redis/v9"
@@ -34,6 +35,12 @@ func NewCatalog(rdb *goredis.Client, prefix string) *Catalog {
 
 func (c *Catalog) hashKey() string { return c.prefix + "sequences" }
 
+// retiredKey is the hash of retired generations: name -> "gen tick spec".
+func (c *Catalog) retiredKey() string { return c.prefix + "retired" }
+
+// channel hears the name of each sequence destroyed.
+func (c *Catalog) channel() string { return c.prefix + "destroyed" }
+
 // seqPrefix is the key prefix of every generation of the named sequence.
 func (c *Catalog) seqPrefix(name string) string { return c.prefix + "seq/" + name + "/" }
 
@@ -45,19 +52,23 @@ func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Seque
 		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrName, name)
 	}
 	reply, err := await(ctx, func(ctx context.Context) ([]any, error) {
-		return createScript.Run(ctx, c.rdb, []string{c.hashKey(), c.prefix + "gen"}, name, spec).Slice()
+		return createScript.Run(ctx, c.rdb, []string{c.hashKey(), c.prefix + "gen", c.retiredKey()}, name, spec).Slice()
 	})
 	if err != nil {
 		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %s: %w", name, err)
 	}
-	if len(reply) != 2 {
+	if len(reply) != 3 {
 		return workerid.Sequence{}, fmt.Errorf("%w: create answered %v", ErrBadReply, reply)
 	}
 	gs, _ := reply[0].(string)
 	got, ok := reply[1].(string)
+	rs, ok2 := reply[2].(string)
 	seq, err := decodeSequence(name, gs+" "+got)
-	if !ok || err != nil {
+	if !ok || !ok2 || err != nil {
 		return workerid.Sequence{}, fmt.Errorf("%w: create answered %v", ErrBadReply, reply)
+	}
+	if seq.Retired, err = decodeRetired(name, rs); err != nil {
+		return workerid.Sequence{}, err
 	}
 	if got != spec {
 		return workerid.Sequence{}, fmt.Errorf("%w: %s (generation %d) is %q, not %q", workerid.ErrConflict, name, seq.Gen, got, spec)
@@ -68,16 +79,33 @@ func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Seque
 // Get returns the named sequence, or an error wrapping
 // workerid.ErrNotFound.
 func (c *Catalog) Get(ctx context.Context, name string) (workerid.Sequence, error) {
-	v, err := await(ctx, func(ctx context.Context) (string, error) {
-		return c.rdb.HGet(ctx, c.hashKey(), name).Result()
+	vs, err := await(ctx, func(ctx context.Context) ([]goredis.Cmder, error) {
+		return c.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+			p.HGet(ctx, c.hashKey(), name)
+			p.HGet(ctx, c.retiredKey(), name)
+			return nil
+		})
 	})
+	if err != nil && !errors.Is(err, goredis.Nil) {
+		return workerid.Sequence{}, fmt.Errorf("floe: reading sequence %s: %w", name, err)
+	}
+	v, err := vs[0].(*goredis.StringCmd).Result()
 	if errors.Is(err, goredis.Nil) {
 		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrNotFound, name)
 	}
 	if err != nil {
 		return workerid.Sequence{}, fmt.Errorf("floe: reading sequence %s: %w", name, err)
 	}
-	return decodeSequence(name, v)
+	seq, err := decodeSequence(name, v)
+	if err != nil {
+		return seq, err
+	}
+	rs, err := vs[1].(*goredis.StringCmd).Result()
+	if err != nil && !errors.Is(err, goredis.Nil) {
+		return workerid.Sequence{}, fmt.Errorf("floe: reading sequence %s: %w", name, err)
+	}
+	seq.Retired, err = decodeRetired(name, rs)
+	return seq, err
 }
 
 // List returns every sequence, ordered by name.
@@ -102,12 +130,14 @@ func (c *Catalog) List(ctx context.Context) ([]workerid.Sequence, error) {
 
 // Destroy removes the named sequence and, in the same script, the owner,
 // fence and reservation keys of every worker ID its Sources used: each
-// holder's next renewal or reservation fails, and its lease is lost. It
+// holder's next renewal or reservation fails, and its lease is lost. The
+// script records the generation's Retired and publishes the name to
+// WaitGone's channel. It
 // returns an error wrapping workerid.ErrNotFound when there is no such
 // sequence.
 func (c *Catalog) Destroy(ctx context.Context, name string) error {
 	n, err := await(ctx, func(ctx context.Context) (int64, error) {
-		return destroyScript.Run(ctx, c.rdb, []string{c.hashKey()}, name, c.seqPrefix(name)).Int64()
+		return destroyScript.Run(ctx, c.rdb, []string{c.hashKey(), c.retiredKey()}, name, c.seqPrefix(name), c.channel()).Int64()
 	})
 	if err != nil {
 		return fmt.Errorf("floe: destroying sequence %s: %w", name, err)
@@ -144,4 +174,56 @@ func decodeSequence(name, v string) (workerid.Sequence, error) {
 		return workerid.Sequence{}, fmt.Errorf("%w: sequence %s holds %q", ErrBadReply, name, v)
 	}
 	return workerid.Sequence{Name: name, Spec: spec, Gen: int64(gen)}, nil
+}
+
+// decodeRetired parses a value of the retired hash: "gen tick spec", or ""
+// for none.
+func decodeRetired(name, v string) (workerid.Retired, error) {
+	if v == "" {
+		return workerid.Retired{}, nil
+	}
+	gs, rest, ok := strings.Cut(v, " ")
+	ts, spec, ok2 := strings.Cut(rest, " ")
+	gen, ok3 := parseDecimal(gs)
+	tick, ok4 := parseDecimal(ts)
+	if !ok || !ok2 || !ok3 || !ok4 || gen == 0 || gen > 1<<62 || tick == 0 {
+		return workerid.Retired{}, fmt.Errorf("%w: retired generation of %s holds %q", ErrBadReply, name, v)
+	}
+	return workerid.Retired{Gen: int64(gen), Spec: spec, Tick: tick}, nil
+}
+
+// goneEvery is how often WaitGone reads the catalog besides hearing its
+// channel, which misses what is published while it reconnects.
+const goneEvery = time.Second
+
+// WaitGone subscribes to the channel Destroy publishes to, and reads the
+// sequence when it hears the name and at least every second.
+func (c *Catalog) WaitGone(ctx context.Context, name string, gen int64) error {
+	if !workerid.ValidName(name) {
+		return fmt.Errorf("%w: %q", workerid.ErrName, name)
+	}
+	ps := c.rdb.Subscribe(ctx, c.channel())
+	defer ps.Close()
+	msgs := ps.Channel()
+	tick := time.NewTicker(goneEvery)
+	defer tick.Stop()
+	for {
+		seq, err := c.Get(ctx, name)
+		switch {
+		case errors.Is(err, workerid.ErrNotFound):
+			return nil
+		case err == nil && seq.Gen != gen:
+			return nil
+		}
+		for heard := false; !heard; {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+				heard = true
+			case m := <-msgs:
+				heard = m.Payload == name
+			}
+		}
+	}
 }

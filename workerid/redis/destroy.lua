@@ -1,26 +1,58 @@
 -- floe workerid/redis: remove a named sequence with every owner, fence and
 -- reservation key of its worker IDs, so its holders' next renewal or
--- reservation fails.
+-- reservation fails; record what the generation could have issued as the
+-- name's retired generation, and announce the destruction.
 --
 -- KEYS[1]  the sequence hash: name -> "gen spec"
+-- KEYS[2]  the retired hash: name -> "gen tick spec"
 -- ARGV[1]  the name
 -- ARGV[2]  the prefix of the sequence's generations: <prefix>seq/<name>/
+-- ARGV[3]  the channel that hears the names of destroyed sequences
 --
 -- Reply: 1 if removed, 0 if there was no such sequence.
+--
+-- The retired tick is the highest of each worker ID's reservation R, or of
+-- its last tick when it was released cleanly and is not held. Ticks are
+-- compared as decimal strings (no leading zeros): Lua numbers are doubles.
+
+local function above(a, b)
+  if #a ~= #b then
+    return #a > #b
+  end
+  return a > b
+end
 
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if not cur then
   return 0
 end
-local gen = string.match(cur, '^(%d+) ')
+local gen, spec = string.match(cur, '^(%d+) (.*)$')
 redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('PUBLISH', ARGV[3], ARGV[1])
 if not gen then
   return 1
 end
 local p = ARGV[2] .. gen .. '/'
 local n = tonumber(redis.call('GET', p .. 'ids') or '0')
+local top = '0'
 for id = 0, n - 1 do
+  local v = redis.call('GET', p .. 'reserved/' .. id)
+  if v then
+    local r, last = string.match(v, '^(%d+):(%d+):')
+    if r then
+      local tick = r
+      if last ~= '0' and redis.call('EXISTS', p .. 'workers/' .. id) == 0 then
+        tick = last
+      end
+      if above(tick, top) then
+        top = tick
+      end
+    end
+  end
   redis.call('DEL', p .. 'workers/' .. id, p .. 'fence/' .. id, p .. 'reserved/' .. id)
 end
 redis.call('DEL', p .. 'ids')
+if top ~= '0' then
+  redis.call('HSET', KEYS[2], ARGV[1], gen .. ' ' .. top .. ' ' .. spec)
+end
 return 1

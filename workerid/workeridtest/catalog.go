@@ -1,10 +1,12 @@
 package workeridtest
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/floeid/floe/workerid"
 )
@@ -141,5 +143,87 @@ func RunCatalog(t *testing.T, newCatalog func(t *testing.T) func() workerid.Cata
 			t.Fatal("a lease of a destroyed sequence reserved")
 		}
 		s.waitDone(t, l)
+	})
+	t.Run("destroy retires what the generation could issue", func(t *testing.T) {
+		if sources == nil {
+			t.Skip("no Source for the catalog's sequences")
+		}
+		cat := newCatalog(t)
+		a, err := cat().Create(s.ctx(t), "orders", "spec-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Retired != (workerid.Retired{}) {
+			t.Fatalf("a new name has Retired %+v", a.Retired)
+		}
+		src := sources(t, a)
+		held := s.claim(t, src)
+		released := s.claim(t, src)
+		s.reserve(t, held, 1000)
+		s.reserve(t, released, 5000)
+		if err := released.Release(s.ctx(t), 800); err != nil {
+			t.Fatal(err)
+		}
+		if err := cat().Destroy(s.ctx(t), "orders"); err != nil {
+			t.Fatal(err)
+		}
+		// The held ID could issue up to its R, 1000; the one released
+		// cleanly stopped at its last tick, 800, below its R of 5000.
+		want := workerid.Retired{Gen: a.Gen, Spec: "spec-a", Tick: 1000}
+		b, err := cat().Create(s.ctx(t), "orders", "spec-b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Retired != want {
+			t.Fatalf("created again: Retired %+v, want %+v", b.Retired, want)
+		}
+		got, err := cat().Get(s.ctx(t), "orders")
+		if err != nil || got != b {
+			t.Fatalf("Get = %+v, %v; want %+v", got, err, b)
+		}
+		// A generation that reserved nothing leaves the Retired in place.
+		if err := cat().Destroy(s.ctx(t), "orders"); err != nil {
+			t.Fatal(err)
+		}
+		c, err := cat().Create(s.ctx(t), "orders", "spec-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Retired != want {
+			t.Fatalf("after an unused generation: Retired %+v, want %+v", c.Retired, want)
+		}
+	})
+	t.Run("wait gone returns once the generation is destroyed", func(t *testing.T) {
+		cat := newCatalog(t)
+		a, err := cat().Create(s.ctx(t), "orders", "spec-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		short, cancel := context.WithTimeout(s.ctx(t), 50*time.Millisecond)
+		defer cancel()
+		if err := cat().WaitGone(short, "orders", a.Gen); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("WaitGone on a live sequence: %v, want the context's deadline", err)
+		}
+		waiting := cat()
+		gone := make(chan error, 1)
+		go func() { gone <- waiting.WaitGone(s.ctx(t), "orders", a.Gen) }()
+		select {
+		case err := <-gone:
+			t.Fatalf("WaitGone returned %v before the destroy", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if err := cat().Destroy(s.ctx(t), "orders"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cat().Create(s.ctx(t), "orders", "spec-a"); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-gone; err != nil {
+			t.Fatalf("WaitGone after the destroy: %v", err)
+		}
+		// A generation already gone returns at once.
+		if err := cat().WaitGone(s.ctx(t), "orders", a.Gen); err != nil {
+			t.Fatalf("WaitGone on a generation gone: %v", err)
+		}
 	})
 }

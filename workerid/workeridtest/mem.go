@@ -103,14 +103,25 @@ func (ns *MemSource) Released() []uint64 {
 	return slices.Clone(ns.released)
 }
 
-// Destroy ends every lease of the namespace; later claims fail.
-func (ns *MemSource) Destroy() {
+// Destroy ends every lease of the namespace; later claims fail. It
+// returns the highest tick the namespace's holders could have issued: the
+// reservation of each worker ID, or the last tick of one released cleanly
+// and not claimed since.
+func (ns *MemSource) Destroy() uint64 {
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
+	var top uint64
+	for id, r := range ns.reserved {
+		if last := ns.last[id]; last != 0 && ns.held[id] == nil {
+			r = last
+		}
+		top = max(top, r)
+	}
 	for id := range ns.held {
 		ns.loseLocked(id)
 	}
 	ns.n = 0
+	return top
 }
 
 type memLease struct {
@@ -176,17 +187,20 @@ func (l *memLease) Release(ctx context.Context, last uint64) error {
 // has its own MemSource of worker IDs, whose leases Destroy ends. It
 // passes RunCatalog.
 type MemCatalog struct {
-	ids  int
-	mu   sync.Mutex
-	seqs map[string]workerid.Sequence
-	ns   map[int64]*MemSource
-	gen  int64
+	ids     int
+	mu      sync.Mutex
+	seqs    map[string]workerid.Sequence
+	retired map[string]workerid.Retired
+	ns      map[int64]*MemSource
+	gen     int64
+	changed chan struct{} // closed and replaced by each Destroy
 }
 
 // NewMemCatalog returns an empty catalog whose sequences have ids worker
 // IDs each.
 func NewMemCatalog(ids int) *MemCatalog {
-	return &MemCatalog{ids: ids, seqs: make(map[string]workerid.Sequence), ns: make(map[int64]*MemSource)}
+	return &MemCatalog{ids: ids, seqs: make(map[string]workerid.Sequence), retired: make(map[string]workerid.Retired),
+		ns: make(map[int64]*MemSource), changed: make(chan struct{})}
 }
 
 func (c *MemCatalog) Create(ctx context.Context, name, spec string) (workerid.Sequence, error) {
@@ -202,7 +216,7 @@ func (c *MemCatalog) Create(ctx context.Context, name, spec string) (workerid.Se
 		return seq, nil
 	}
 	c.gen++
-	seq := workerid.Sequence{Name: name, Spec: spec, Gen: c.gen}
+	seq := workerid.Sequence{Name: name, Spec: spec, Gen: c.gen, Retired: c.retired[name]}
 	c.seqs[name] = seq
 	return seq, nil
 }
@@ -230,17 +244,37 @@ func (c *MemCatalog) List(ctx context.Context) ([]workerid.Sequence, error) {
 
 func (c *MemCatalog) Destroy(ctx context.Context, name string) error {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	seq, ok := c.seqs[name]
-	delete(c.seqs, name)
-	ns := c.ns[seq.Gen]
-	c.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("%w: %s", workerid.ErrNotFound, name)
 	}
-	if ns != nil {
-		ns.Destroy()
+	delete(c.seqs, name)
+	if ns := c.ns[seq.Gen]; ns != nil {
+		if top := ns.Destroy(); top != 0 {
+			c.retired[name] = workerid.Retired{Gen: seq.Gen, Spec: seq.Spec, Tick: top}
+		}
 	}
+	close(c.changed)
+	c.changed = make(chan struct{})
 	return nil
+}
+
+func (c *MemCatalog) WaitGone(ctx context.Context, name string, gen int64) error {
+	for {
+		c.mu.Lock()
+		seq, ok := c.seqs[name]
+		changed := c.changed
+		c.mu.Unlock()
+		if !ok || seq.Gen != gen {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // Source returns the worker IDs of seq's generation; it fails once the
