@@ -31,6 +31,10 @@ var (
 	// ErrClosed is a sequencer after Close or Orphan; a *NotReadyError in
 	// state Closed matches it.
 	ErrClosed = errors.New("floe: sequencer closed")
+	// ErrCatalog is a catalog that Open could not read or write: out of
+	// reach until Open's context ended, or refusing the request. The error
+	// wraps the catalog's, and the context's when it ended.
+	ErrCatalog = errors.New("floe: the catalog cannot be reached")
 	// ErrFormat is a call for IDs of another format than the sequence's
 	// (Next80 on an id64 sequence).
 	ErrFormat = errors.New("floe: the sequence issues another format")

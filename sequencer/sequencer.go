@@ -29,7 +29,7 @@ type Sequencer struct {
 	policy  floe.Policy      // immutable
 	gc      genConfig        // immutable: the generator settings but floor and ceiling
 
-	minFloor uint64 // immutable: noeqd's -t as a tick
+	minFloor uint64 // immutable: noeqd's -t, or a retired generation's end, as a tick
 	window   uint64 // immutable: ticks the reservation reaches ahead of need
 	low      uint64 // immutable: headroom at or under which the keeper extends
 	maxWait  time.Duration
@@ -67,6 +67,7 @@ const (
 	opAttach op = iota
 	opDetach
 	opDestroy
+	opGone // the catalog no longer has the generation
 )
 
 type request struct {
@@ -117,10 +118,22 @@ func Open(ctx context.Context, cfg Config) (*Sequencer, error) {
 		lowWater: time.Duration(s.low) * k.unit,
 	}
 	s.setWhy("no worker ID claimed yet", nil)
-	if s.src == nil {
-		if err := s.define(ctx, cfg.Sources); err != nil {
-			return nil, err
-		}
+	var seq workerid.Sequence
+	var err error
+	switch {
+	case s.src == nil:
+		seq, err = s.define(ctx, cfg.Sources)
+	case s.catalog != nil:
+		seq, err = s.lookUp(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.follow(seq.Retired); err != nil {
+		return nil, err
+	}
+	if s.catalog != nil {
+		go s.watch()
 	}
 	if cfg.Detached {
 		s.setWhy("detached", nil)
@@ -145,29 +158,94 @@ func Open(ctx context.Context, cfg Config) (*Sequencer, error) {
 
 // define creates the sequence in the catalog, or finds it there with the
 // same definition, and takes the Source of its generation.
-func (s *Sequencer) define(ctx context.Context, sources func(workerid.Sequence) (workerid.Source, error)) error {
+func (s *Sequencer) define(ctx context.Context, sources func(workerid.Sequence) (workerid.Source, error)) (workerid.Sequence, error) {
 	spec, err := s.def.Spec()
 	if err != nil {
-		return err
+		return workerid.Sequence{}, err
 	}
 	seq, err := s.catalog.Create(ctx, s.name, spec)
 	if errors.Is(err, workerid.ErrConflict) {
 		if cur, gerr := s.catalog.Get(ctx, s.name); gerr == nil {
-			return &DefinitionError{Name: s.name, Catalog: cur.Spec, Given: spec, Err: err}
+			return seq, &DefinitionError{Name: s.name, Catalog: cur.Spec, Given: spec, Err: err}
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("sequence %q: defining it in the catalog: %w", s.name, err)
+		return seq, s.catalogError("defining it in the catalog", err)
 	}
 	src, err := sources(seq)
 	if err != nil {
-		return fmt.Errorf("sequence %q: the source of generation %d: %w", s.name, seq.Gen, err)
+		return seq, fmt.Errorf("sequence %q: the source of generation %d: %w", s.name, seq.Gen, err)
 	}
 	if src == nil {
-		return fmt.Errorf("%w: sequence %q: Sources returned no Source", ErrConfig, s.name)
+		return seq, fmt.Errorf("%w: sequence %q: Sources returned no Source", ErrConfig, s.name)
 	}
 	s.src, s.gen = src, seq.Gen
+	return seq, nil
+}
+
+// lookUp reads the generation the caller's Source serves from the catalog,
+// for its Retired.
+func (s *Sequencer) lookUp(ctx context.Context) (workerid.Sequence, error) {
+	seq, err := s.catalog.Get(ctx, s.name)
+	switch {
+	case errors.Is(err, workerid.ErrNotFound):
+		return seq, &NotReadyError{Name: s.name, State: Destroyed, Reason: fmt.Sprintf("generation %d is not in the catalog", s.gen), Err: err}
+	case err != nil:
+		return seq, s.catalogError("reading it from the catalog", err)
+	case seq.Gen != s.gen:
+		return seq, &NotReadyError{Name: s.name, State: Destroyed, Reason: fmt.Sprintf("generation %d is not in the catalog (it has %d)", s.gen, seq.Gen)}
+	}
+	return seq, nil
+}
+
+// catalogError wraps a failed catalog request in ErrCatalog, unless the
+// catalog refused the name. A catalog out of reach fails when Open's
+// context ends: the error then matches both ErrCatalog and the context's.
+func (s *Sequencer) catalogError(doing string, err error) error {
+	if errors.Is(err, workerid.ErrName) {
+		return fmt.Errorf("sequence %q: %s: %w", s.name, doing, err)
+	}
+	return fmt.Errorf("sequence %q: %s: %w: %w", s.name, doing, ErrCatalog, err)
+}
+
+// follow makes the sequencer issue only after the name's retired
+// generation: strictly above its tick in the same definition, or from the
+// first tick that starts after it ended in another.
+func (s *Sequencer) follow(r workerid.Retired) error {
+	if r.Tick == 0 {
+		return nil
+	}
+	spec, err := s.def.Spec()
+	if err != nil {
+		return err
+	}
+	floor := r.Tick
+	if r.Spec != spec {
+		old, err := ParseSpec(r.Spec)
+		if err != nil {
+			return fmt.Errorf("sequence %q: the definition of retired generation %d: %w", s.name, r.Gen, err)
+		}
+		end := old.ticks().tickTime(r.Tick + 1)
+		floor = s.ticks.tick(end.Add(-1))
+	}
+	s.minFloor = max(s.minFloor, floor)
 	return nil
+}
+
+// watch ends the sequencer's service of its generation once the catalog
+// no longer has it: a holder stops issuing at once instead of at its
+// lease's end, and a detached or claiming sequencer shows Destroyed.
+func (s *Sequencer) watch() {
+	ctx, cancel := contextUntil(s.stop)
+	defer cancel()
+	if err := s.catalog.WaitGone(ctx, s.name, s.gen); err != nil {
+		return // stopped
+	}
+	s.log.Warn("the sequence was destroyed cluster-wide; no longer serving it", "gen", s.gen)
+	select {
+	case s.req <- request{op: opGone, done: make(chan error, 1)}:
+	case <-s.done:
+	}
 }
 
 // Name returns the sequence's name.

@@ -74,6 +74,10 @@ func (c failingCatalog) Get(context.Context, string) (workerid.Sequence, error) 
 }
 func (c failingCatalog) List(context.Context) ([]workerid.Sequence, error) { return nil, c.err }
 func (c failingCatalog) Destroy(context.Context, string) error             { return c.err }
+func (c failingCatalog) WaitGone(ctx context.Context, _ string, _ int64) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
 
 // failingSource is a coordinator out of reach.
 type failingSource struct{ err error }
@@ -138,6 +142,9 @@ func TestOpen_Unreachable(t *testing.T) {
 		want error
 	}{
 		{"catalog out of reach", context.Background(), sequencer.Config{Catalog: failingCatalog{boom}, Sources: workeridtest.NewMemCatalog(1).Source}, boom},
+		{"catalog out of reach is ErrCatalog", context.Background(), sequencer.Config{Catalog: failingCatalog{boom}, Sources: workeridtest.NewMemCatalog(1).Source}, sequencer.ErrCatalog},
+		{"catalog out of reach with a generation", context.Background(), sequencer.Config{Catalog: failingCatalog{boom}, Source: workerid.NewStatic(0, &memStore{}), Generation: 3}, sequencer.ErrCatalog},
+		{"generation gone", context.Background(), sequencer.Config{Catalog: workeridtest.NewMemCatalog(1), Source: workerid.NewStatic(0, &memStore{}), Generation: 3}, sequencer.ErrDestroyed},
 		{"source out of reach", context.Background(), sequencer.Config{Source: failingSource{boom}}, boom},
 		{"context ended", cancelled, sequencer.Config{Source: workerid.NewStatic(0, &memStore{})}, context.Canceled},
 	}
@@ -389,4 +396,68 @@ func (m *memStore) get() workerid.Record {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.rec
+}
+
+// A sequence destroyed while a member still serves it, as a partitioned
+// member can until its lease's deadline, and created again: the new
+// generation issues only above every tick the old one could issue, in the
+// same definition or, by time, in another. Members that were serving or
+// detached see the destroy from the catalog.
+func TestSequencer_RecreatedFollowsRetired(t *testing.T) {
+	cat := workeridtest.NewMemCatalog(2)
+	ctx := context.Background()
+	clock := floetest.NewClock(start)
+	cfg := sequencer.Config{Catalog: cat, Sources: cat.Source, Clock: clock}
+	old := open(t, cfg)
+	idle := open(t, sequencer.Config{Catalog: cat, Sources: cat.Source, Clock: clock, Detached: true})
+	next64(t, old, 100)
+	reserved := old.Stats().Reserved
+
+	if err := cat.Destroy(ctx, "orders"); err != nil { // by another member
+		t.Fatal(err)
+	}
+	waitState(t, old, sequencer.Destroyed)
+	waitState(t, idle, sequencer.Destroyed)
+	if _, err := old.Next64(); !errors.Is(err, sequencer.ErrDestroyed) {
+		t.Fatalf("Next64 after the destroy = %v, want ErrDestroyed", err)
+	}
+
+	tests := []struct {
+		name string
+		def  sequencer.Definition
+	}{
+		{"same definition", sequencer.Definition{}},
+		{"another layout", sequencer.Definition{Layout: id64.Discord}},
+	}
+	prev := old.Definition()
+	after := prev.TickTime(reserved + 1) // the end of the old generation's reservation
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fail := cfg
+			fail.Definition, fail.Policy = tt.def, floe.Fail
+			sq := open(t, fail)
+			if sq.Generation() == old.Generation() {
+				t.Fatalf("generation %d again", sq.Generation())
+			}
+			if err := sq.Ready(); !errors.Is(err, sequencer.ErrNotReady) {
+				t.Fatalf("Ready before the retired reservation ran out = %v, want ErrNotReady", err)
+			}
+			if _, err := sq.Next64(); err == nil {
+				t.Fatal("issued an ID inside the retired generation's reservation")
+			}
+			clock.Set(after)
+			ids := next64(t, sq, 10)
+			d := sq.Definition()
+			for _, id := range ids {
+				if got := d.TickTime(d.Layout.Parts(id).Tick); got.Before(after) {
+					t.Fatalf("ID %d names %v, before the retired generation's end %v", id, got, after)
+				}
+			}
+			r := sq.Stats().Reserved
+			if err := sq.Destroy(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after = d.TickTime(r + 1)
+		})
+	}
 }

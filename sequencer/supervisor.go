@@ -92,6 +92,9 @@ func (s *Sequencer) run(t *term) {
 				// there is nothing to release.
 				s.endTerm(t, "destroyed", nil)
 				s.setDestroyed("destroyed")
+			case opGone:
+				s.endTerm(t, "destroyed cluster-wide", nil)
+				s.setDestroyed("destroyed cluster-wide")
 			}
 			t = nil
 			req.done <- err
@@ -104,7 +107,7 @@ func (s *Sequencer) run(t *term) {
 // answer carries out op while no worker ID is held.
 func (s *Sequencer) answer(o op) error {
 	if s.destroyed.Load() {
-		if o == opDestroy {
+		if o == opDestroy || o == opGone {
 			return nil
 		}
 		return s.notReady()
@@ -116,6 +119,8 @@ func (s *Sequencer) answer(o op) error {
 		s.setAttached(false)
 	case opDestroy:
 		s.setDestroyed("destroyed")
+	case opGone:
+		s.setDestroyed("destroyed cluster-wide")
 	}
 	return nil
 }

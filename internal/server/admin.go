@@ -280,9 +280,9 @@ func (s *Server) addSequence(ctx context.Context, def workerid.Sequence) error {
 		if prev.sc.Gen == def.Gen {
 			return nil // attached meanwhile
 		}
-		if prev.attached() {
-			return fmt.Errorf("%w: sequence %q generation %d is still attached; detach it first", ErrConfig, def.Name, prev.sc.Gen)
-		}
+		// An older generation is destroyed, even if its sequencer has not
+		// seen it yet: the new one issues only above every tick the old
+		// one could (workerid.Retired), so both may overlap for a moment.
 		seq.tokens = prev.tokens
 	}
 	if err := seq.open(&s.cfg, true); err != nil {
@@ -300,7 +300,9 @@ func (s *Server) addSequence(ctx context.Context, def workerid.Sequence) error {
 	}
 	s.set.Store(newSeqSet(list))
 	if had {
-		prev.sq.Close(context.Background()) // detached or destroyed: it holds no worker ID
+		// Destroyed: it holds no worker ID, or one of a generation the
+		// catalog no longer has, whose release fails harmlessly.
+		prev.sq.Close(context.Background())
 	}
 	s.log.Info("sequence attached", "seq", def.Name, "gen", def.Gen)
 	s.watch(seq)

@@ -258,13 +258,20 @@ func TestServer_AdminAttachDetachDestroy(t *testing.T) {
 	}
 
 	// Created again, it is a new generation with its own worker IDs; A
-	// attaches it afresh.
+	// attaches it afresh, and serves once its clock passes what the
+	// destroyed generation had reserved (A's lease was lost at the
+	// destroy, so it recorded no last tick).
 	if code, body := call(ha, http.MethodPost, "/v1/admin/sequences", `{"name":"tenant1","format":"id80"}`, loopback, ""); code != http.StatusCreated {
 		t.Fatalf("create again: %d %s", code, body)
 	}
 	if code, body := call(ha, http.MethodPost, "/v1/admin/sequences/tenant1/attach", "", loopback, ""); code != http.StatusAccepted {
 		t.Fatalf("attach the new generation: %d %s", code, body)
 	}
+	behind := waitList(t, ha, "tenant1", func(s adminSequence) bool { return s.WorkerID >= 0 })
+	if behind.Ready || !strings.Contains(behind.Reason, "behind the reservation of the worker ID's previous holder") {
+		t.Fatalf("the new generation serves inside the destroyed one's reservation: %+v", behind)
+	}
+	a.cfg.Clock.(*floetest.Clock).Step(a.cfg.Window + time.Millisecond)
 	got := waitList(t, ha, "tenant1", func(s adminSequence) bool { return s.Ready })
 	if got.Spec != `{"format":"id80"}` {
 		t.Fatalf("new generation serves spec %s", got.Spec)
