@@ -39,15 +39,25 @@
 //	claiming   none       *NotReadyError    Open, Attach, a lost lease     a claim (serving), Detach, Close
 //	serving    held       IDs               a claim                        a lost lease, Detach, Destroy, Close
 //	detached   none       ErrDetached       Detach                         Attach (claiming), Close
-//	destroyed  none       ErrDestroyed      Destroy, a lost lease or       Close
-//	                                        failed claim whose generation
-//	                                        the catalog no longer has
+//	destroyed  none       ErrDestroyed      Destroy here or elsewhere      Close
+//	                                        (the catalog no longer has the
+//	                                        generation)
 //	closed     none       ErrClosed         Close, Orphan                  (final)
 //
 // State returns the state and why the sequencer does not serve; Changes
 // and Wait follow its changes. Ready says whether Next would issue now:
 // serving, with a reservation that can be extended, and a clock past the
 // previous holder's reservation (policies Wait and Fail).
+//
+// # Destroy and create again
+//
+// A sequencer in a catalog follows its generation there (workerid.Catalog's
+// WaitGone): when the sequence is destroyed, from any member, it stops
+// issuing at once, whether serving, claiming or detached. Destroy records
+// the generation's retired tick (workerid.Retired), the highest tick its
+// members could issue; a generation created after it issues only above
+// that tick, so a member that did not hear of the destroy (a partition)
+// and issues until its lease's deadline repeats none of the new IDs.
 //
 // The sequencer logs only to Config.Logger, and its counters are the plain
 // values of Stats.
