@@ -28,9 +28,11 @@ type Config struct {
 	// Catalog, when set, is the cluster's catalog of sequences. Without a
 	// Generation, Open creates the sequence under Name with the
 	// Definition, or finds it defined so; a catalog that defines it
-	// otherwise is a *DefinitionError. A sequencer whose lease is lost,
-	// or whose claim fails, asks the catalog whether its generation still
-	// exists: if not, the sequence was destroyed (state Destroyed).
+	// otherwise is a *DefinitionError. The sequencer follows its
+	// generation in the catalog and is Destroyed as soon as the catalog
+	// no longer has it; it issues only above the name's retired
+	// generation (workerid.Retired). A catalog Open cannot reach is an
+	// error wrapping ErrCatalog.
 	Catalog workerid.Catalog
 	// Sources returns the Source of a catalog's sequence generation (for
 	// example a closure over etcd.Catalog.Source). Required with a Catalog
