@@ -8,9 +8,9 @@
 // up to a tick's worth of sequence numbers; the client composes the IDs in
 // an id64.Layout (DefaultLayout, id64.Redisgen, named "redisgen" by floe's
 // tools: sign bit, 41-bit milliseconds, 10-bit shard, 12-bit sequence). The
-// client spreads calls over the servers round robin
-// and tries up to 5 of them with a quadratic back-off before it fails with
-// an error that lists every attempt.
+// client spreads calls over the servers round robin and tries up to 5 of
+// them with a quadratic back-off before it fails with an error that lists
+// every attempt.
 //
 // # What it guarantees
 //
