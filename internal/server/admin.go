@@ -155,7 +155,7 @@ func (s *Server) handleAdminCreate(w http.ResponseWriter, r *http.Request) {
 		}
 		l, err := id64.ParseLayout(req.Layout)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "bad_request", "layout: "+err.Error())
+			writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 			return
 		}
 		sc.Layout = l
