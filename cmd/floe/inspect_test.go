@@ -246,6 +246,33 @@ func TestInspect_RedisgenIDs(t *testing.T) {
 			t.Errorf("%s decodes as %+v, want time in %v..%v and worker 5", id, r, before, after)
 		}
 	}
+
+	// IDs made in another layout, written out, read by its preset name. A
+	// layout keeps its own keys: Redis refuses to mix two on one state key.
+	if code := run([]string{"redis", "init", "--shard", "5", "-prefix", "icy:", "--addr", srv.Addr}, &out, &errOut); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, errOut.String())
+	}
+	out.Reset()
+	before = time.Now().Truncate(time.Millisecond)
+	if code := run([]string{"redis", "get", "-n", "2", "-prefix", "icy:", "-layout", "41t/10w/12s 1ms since 1455788600316", "--addr", srv.Addr}, &out, &errOut); code != 0 {
+		t.Fatalf("get -layout: exit %d: %s", code, errOut.String())
+	}
+	after = time.Now()
+	ids = strings.Fields(out.String())
+	got.Reset()
+	if code := run(append([]string{"inspect", "-layout", "icicle2", "-o", "json"}, ids...), &got, &errOut); code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, errOut.String())
+	}
+	dec = json.NewDecoder(&got)
+	for _, id := range ids {
+		var r readingJSON
+		if err := dec.Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		if r.ID != id || r.Time.Before(before) || r.Time.After(after) || *r.Worker != 5 {
+			t.Errorf("%s decodes as %+v, want time in %v..%v and worker 5", id, r, before, after)
+		}
+	}
 	if want := redisgen.DefaultLayout; !want.Equal(id64.Redisgen) {
 		t.Errorf("redisgen.DefaultLayout is %v, want the redisgen preset %v", want, id64.Redisgen)
 	}
