@@ -277,3 +277,16 @@ func TestInspect_RedisgenIDs(t *testing.T) {
 		t.Errorf("redisgen.DefaultLayout is %v, want the redisgen preset %v", want, id64.Redisgen)
 	}
 }
+
+func TestInspect_Help(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"inspect", "-h"}, &out, &errOut)
+	for _, want := range []string{"icicle (icicle 1.x)", "icicle2 (icicle 2.x)", "redisgen", `"41t/10w/12s 1ms since 2016-02-18"`, "reads IDs from stdin", "-o"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("floe inspect -h lacks %q:\n%s", want, errOut.String())
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+}
