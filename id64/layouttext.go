@@ -45,7 +45,7 @@ func (l Layout) String() string {
 
 // ParseLayout returns the layout that s names or writes out. s is either
 // the name of a preset, as LayoutByName reads it, or a layout as String
-// writes it, words separated by single spaces:
+// writes it (text with a slash), words separated by single spaces:
 //
 //	FIELDS UNIT since EPOCH [signed|unsigned]
 //
@@ -69,7 +69,7 @@ func (l Layout) String() string {
 // says what was wrong and where; a well-formed layout that fails Validate
 // returns Validate's errors. An unknown name wraps ErrUnknownLayout.
 func ParseLayout(s string) (Layout, error) {
-	if !strings.ContainsAny(s, " /") {
+	if !strings.Contains(s, "/") { // every layout written out has one
 		return LayoutByName(s)
 	}
 	l, err := parseLayoutText(s)
@@ -153,7 +153,7 @@ func parseFields(s string, l *Layout) error {
 			return fmt.Errorf("field %q: want a width of 0..64 bits without leading zeros", cut(f))
 		}
 		if at <= last {
-			return fmt.Errorf("field %q: %s", f, want)
+			return fmt.Errorf("field %q: %s", cut(f), want)
 		}
 		if last < 0 && at != 0 {
 			return fmt.Errorf("fields %q do not start with the time (t): %s", cut(s), want)

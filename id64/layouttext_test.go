@@ -54,6 +54,7 @@ func TestParseLayout_Errors(t *testing.T) {
 		says string
 	}{
 		{"unknown name", "flake", ErrUnknownLayout, `"flake" (want twitter, icicle, icicle2`},
+		{"name with a space", "icicle 2", ErrUnknownLayout, `"icicle 2" (want twitter`},
 		{"empty word", "41t/10w/12s  1ms since 2016-02-18", ErrLayoutText, "empty word 2"},
 		{"trailing space", "41t/10w/12s 1ms since 2016-02-18 ", ErrLayoutText, "empty word 5"},
 		{"fields only", "41t/10w/12s", ErrLayoutText, "no tick unit"},

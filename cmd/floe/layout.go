@@ -26,7 +26,7 @@ func parseLayoutFlag(flag, value string) (id64.Layout, error) {
 // layoutLabel is how output names a layout given as value: a preset by its
 // name, any other layout as its text, quoted.
 func layoutLabel(value string, l id64.Layout) string {
-	if !strings.ContainsAny(value, " /") {
+	if !strings.Contains(value, "/") {
 		return value
 	}
 	return strconv.Quote(l.String())
