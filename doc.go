@@ -6,7 +6,8 @@
 // The formats live in their own packages:
 //
 //   - id64: 64-bit Snowflake IDs with configurable layouts (Twitter/noeqd,
-//     Snowcast, Icicle, Instagram, Discord);
+//     Snowcast, icicle 1.x and 2.x, Instagram, Discord, redisgen, or any
+//     layout written out as text);
 //   - id80: 80-bit IDs, bit- and text-compatible with muyo/sno;
 //   - id96: 96-bit k-ordered IDs, bit- and text-compatible with fogfish/guid.
 //

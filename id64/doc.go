@@ -24,8 +24,12 @@
 //	|0 |             time: 41                | dc: 5  | wkr: 5 |  seq: 12   |
 //	+--+-------------------------------------+--------+--------+------------+
 //
-// Icicle: 1 ms since 1970-01-17T05:14:37.473Z (see Icicle for why), until
-// 2039-09-23T21:02:13.025Z. The worker is icicle's logical shard ID.
+// Icicle (icicle 1.x): 1 ms since 1970-01-17T05:14:37.473Z (see Icicle for
+// why), until 2039-09-23T21:02:13.025Z. The worker is icicle's logical shard
+// ID. Icicle2 (icicle 2.x) has the same fields, 1 ms since icicle 2.x's
+// default epoch, 2016-02-18T09:43:20.316Z, until 2085-10-25T01:30:55.868Z;
+// Redisgen, the layout of floe's redisgen package, too, 1 ms since
+// 2014-05-28T11:44:33Z, until 2084-02-02T03:32:08.552Z.
 //
 //	 63 62                                 22 21             12 11         0
 //	+--+-------------------------------------+-----------------+------------+
@@ -57,6 +61,21 @@
 //	+----------------------------------------+----------------+-------------+
 //	|              time: 41                  |  node: n       | seq: 23-n   |
 //	+----------------------------------------+----------------+-------------+
+//
+// # Layouts as text
+//
+// Layout.String writes a layout as text, and ParseLayout reads it back, or a
+// preset's name (LayoutByName): the widths of time (t), datacenter (d),
+// worker (w) and sequence (s), the tick unit, the epoch (an RFC 3339 time, a
+// date or Unix milliseconds) and, for an Unsigned layout, "unsigned":
+//
+//	41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z
+//	41t/10w/12s 1ms since 1455788600316
+//	42t/5d/5w/12s 1ms since 2015-01-01 unsigned
+//
+// floe's command-line tools, floed and its HTTP API accept this text
+// wherever they take a layout, so IDs of a system without a preset can be
+// read and made.
 //
 // # 63 or 64 bits
 //

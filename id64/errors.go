@@ -21,8 +21,12 @@ var (
 	// ErrLayoutSpan: the time field spans more than time.Duration can hold
 	// (about 292 years).
 	ErrLayoutSpan = errors.New("floe: layout time span exceeds 292 years")
-	// ErrUnknownLayout: LayoutByName was given a name it does not know.
+	// ErrUnknownLayout: LayoutByName or ParseLayout was given a name it
+	// does not know.
 	ErrUnknownLayout = errors.New("floe: unknown layout")
+	// ErrLayoutText: ParseLayout was given text that is not a layout as
+	// Layout.String writes it.
+	ErrLayoutText = errors.New("floe: malformed layout")
 )
 
 // Errors of Layout methods that take field values.

@@ -208,6 +208,28 @@ func ExampleLayout_String() {
 	// 42t/5d/5w/12s 1ms since 2015-01-01T00:00:00Z unsigned
 }
 
+func ExampleParseLayout() {
+	// A preset by name, or any layout written out as String writes it.
+	l, err := id64.ParseLayout("icicle2")
+	fmt.Println(l, err)
+	l, err = id64.ParseLayout("41t/10w/12s 1ms since 1455788600316")
+	fmt.Println(l.Equal(id64.Icicle2), err)
+	l, err = id64.ParseLayout("42t/5d/5w/12s 1ms since 2015-01-01 unsigned")
+	fmt.Println(l.Equal(id64.Discord), err)
+
+	id := id64.ID(143322835047240136) // from icicle 2.x's test suite
+	fmt.Println(id.Time(id64.Icicle2))
+
+	_, err = id64.ParseLayout("41t/10w/12s 1ms")
+	fmt.Println(err)
+	// Output:
+	// 41t/10w/12s 1ms since 2016-02-18T09:43:20.316Z <nil>
+	// true <nil>
+	// true <nil>
+	// 2017-03-19 21:37:07 +0000 UTC
+	// floe: malformed layout "41t/10w/12s 1ms": want "since EPOCH" after the tick unit (want "FIELDS UNIT since EPOCH [unsigned]", such as "41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z")
+}
+
 func ExampleLayout_Equal() {
 	l := id64.Twitter
 	l.Epoch = l.Epoch.Local()

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/floeid/floe"
@@ -325,35 +324,4 @@ func (l Layout) Equal(other Layout) bool {
 		l.WorkerBits == other.WorkerBits &&
 		l.SequenceBits == other.SequenceBits &&
 		l.Unsigned == other.Unsigned
-}
-
-// String describes l compactly: the widths of time, datacenter, worker and
-// sequence (a field of width 0 is left out), the unit, the epoch in UTC and
-// "unsigned" for an Unsigned layout. Twitter is
-//
-//	41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z
-func (l Layout) String() string {
-	b := make([]byte, 0, 64)
-	b = strconv.AppendInt(b, int64(l.TimeBits), 10)
-	b = append(b, 't')
-	if l.DatacenterBits != 0 {
-		b = append(b, '/')
-		b = strconv.AppendInt(b, int64(l.DatacenterBits), 10)
-		b = append(b, 'd')
-	}
-	if l.WorkerBits != 0 {
-		b = append(b, '/')
-		b = strconv.AppendInt(b, int64(l.WorkerBits), 10)
-		b = append(b, 'w')
-	}
-	b = append(b, '/')
-	b = strconv.AppendInt(b, int64(l.SequenceBits), 10)
-	b = append(b, "s "...)
-	b = append(b, l.Unit.String()...)
-	b = append(b, " since "...)
-	b = l.Epoch.UTC().AppendFormat(b, time.RFC3339Nano)
-	if l.Unsigned {
-		b = append(b, " unsigned"...)
-	}
-	return string(b)
 }

@@ -26,17 +26,44 @@ var (
 		SequenceBits:   12,
 	}
 
-	// Icicle is the layout of intenthq/icicle, which generates IDs inside
-	// Redis with a Lua script: sign bit, 41-bit millisecond time, 10-bit
-	// logical shard (the worker), 12-bit sequence.
+	// Icicle is the layout of intenthq/icicle 1.x, which generates IDs
+	// inside Redis with a Lua script: sign bit, 41-bit millisecond time,
+	// 10-bit logical shard (the worker), 12-bit sequence.
 	//
-	// Icicle's CUSTOM_EPOCH constant, 1401277473, is 2014-05-28T11:44:33Z in
-	// seconds, but icicle subtracts it from a time in milliseconds. Its IDs
-	// therefore count milliseconds from 1970-01-17T05:14:37.473Z, and so does
-	// this preset, to read and write them bit for bit. Time runs out at
-	// 2039-09-23T21:02:13.025Z.
+	// The script returns Redis's TIME, and icicle's Java client makes the
+	// ID: it subtracts its CUSTOM_EPOCH constant, 1401277473, from that time
+	// in milliseconds. The constant reads as 2014-05-28T11:44:33Z in seconds,
+	// but as milliseconds it is 1970-01-17T05:14:37.473Z, and that is the
+	// epoch icicle 1.x IDs count from, so it is this preset's, to read and
+	// write them bit for bit. Time runs out at 2039-09-23T21:02:13.025Z.
 	Icicle = Layout{
 		Epoch:        time.UnixMilli(1401277473).UTC(),
+		Unit:         time.Millisecond,
+		TimeBits:     41,
+		WorkerBits:   10,
+		SequenceBits: 12,
+	}
+
+	// Icicle2 is the layout of intenthq/icicle 2.x: Icicle's fields, with
+	// icicle 2.x's default epoch, DEFAULT_CUSTOM_EPOCH = 1455788600316 ms,
+	// 2016-02-18T09:43:20.316Z. Time runs out at 2085-10-25T01:30:55.868Z.
+	// icicle 2.x lets each client choose its epoch; for another one, write
+	// the layout out (see ParseLayout): 41t/10w/12s 1ms since EPOCH.
+	Icicle2 = Layout{
+		Epoch:        time.UnixMilli(1455788600316).UTC(),
+		Unit:         time.Millisecond,
+		TimeBits:     41,
+		WorkerBits:   10,
+		SequenceBits: 12,
+	}
+
+	// Redisgen is the default layout of floe's redisgen package, which makes
+	// IDs inside Redis: icicle's fields (sign bit, 41-bit milliseconds,
+	// 10-bit shard, 12-bit sequence) with the instant icicle 1.x meant as
+	// its epoch, 2014-05-28T11:44:33Z (1401277473 s), counted in
+	// milliseconds. Time runs out at 2084-02-02T03:32:08.552Z.
+	Redisgen = Layout{
+		Epoch:        time.Unix(1401277473, 0).UTC(),
 		Unit:         time.Millisecond,
 		TimeBits:     41,
 		WorkerBits:   10,
@@ -109,26 +136,34 @@ func Snowcast(nodes int) (Layout, error) {
 	}, nil
 }
 
+// presetNames lists the names LayoutByName knows, for errors and help.
+const presetNames = "twitter, icicle, icicle2, instagram, discord, redisgen or snowcast-N"
+
 // LayoutByName returns the preset a configuration names: "twitter" (also
-// "noeq" and ""), "icicle", "instagram", "discord" or "snowcast-N" for N
-// nodes, 128..8192.
+// "noeq" and ""), "icicle" (icicle 1.x), "icicle2", "instagram",
+// "discord", "redisgen" or "snowcast-N" for N nodes, 128..8192.
+// ParseLayout reads these names and layouts written out.
 func LayoutByName(name string) (Layout, error) {
 	switch name {
 	case "twitter", "noeq", "":
 		return Twitter, nil
 	case "icicle":
 		return Icicle, nil
+	case "icicle2":
+		return Icicle2, nil
 	case "instagram":
 		return Instagram, nil
 	case "discord":
 		return Discord, nil
+	case "redisgen":
+		return Redisgen, nil
 	}
 	if n, ok := strings.CutPrefix(name, "snowcast-"); ok {
 		nodes, err := strconv.Atoi(n)
 		if err != nil {
-			return Layout{}, fmt.Errorf("%w: %q: node count %q is not a number", ErrUnknownLayout, name, n)
+			return Layout{}, fmt.Errorf("%w: %q: node count %q is not a number", ErrUnknownLayout, cut(name), cut(n))
 		}
 		return Snowcast(nodes)
 	}
-	return Layout{}, fmt.Errorf("%w: %q (want twitter, icicle, instagram, discord or snowcast-N)", ErrUnknownLayout, name)
+	return Layout{}, fmt.Errorf("%w: %q (want %s, or a layout such as %q)", ErrUnknownLayout, cut(name), presetNames, "41t/10w/12s 1ms since 2016-02-18")
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func TestPresets_Validate(t *testing.T) {
-	presets := map[string]Layout{"twitter": Twitter, "icicle": Icicle, "instagram": Instagram, "discord": Discord}
+	presets := map[string]Layout{"twitter": Twitter, "icicle": Icicle, "icicle2": Icicle2, "instagram": Instagram, "discord": Discord, "redisgen": Redisgen}
 	for n := 128; n <= 8192; n *= 2 {
 		l, err := Snowcast(n)
 		if err != nil {
@@ -55,6 +55,19 @@ func TestPresets_Golden(t *testing.T) {
 			name: "icicle spec", layout: Icicle, id: 5980618838099710408,
 			want: Parts{Time: time.UnixMilli(1427291923000), Tick: 1427291923000 - 1401277473, Worker: 789, Node: 789, Sequence: 456},
 		},
+		{
+			// icicle 2.x's IcicleIdGeneratorSpec: Redis time 1489959427 s +
+			// 123 µs (2017-03-19T21:37:07Z), logical shard 789, sequence 456,
+			// default epoch.
+			name: "icicle 2 spec", layout: Icicle2, id: 143322835047240136,
+			want: Parts{Time: time.UnixMilli(1489959427000), Tick: 1489959427000 - 1455788600316, Worker: 789, Node: 789, Sequence: 456},
+		},
+		{
+			// A tweet's ID: posted 2022-12-03T23:22:39.724Z, datacenter 14,
+			// worker 21.
+			name: "tweet", layout: Twitter, id: 1599182356107579392,
+			want: Parts{Time: time.UnixMilli(1670109759724), Tick: 1670109759724 - 1288834974657, Datacenter: 14, Worker: 21, Node: 14<<5 | 21, Sequence: 0},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +99,9 @@ func TestPresets_Formula(t *testing.T) {
 		// icicle: (timestamp - CUSTOM_EPOCH) << 22 | shard << 12 | sequence
 		{"icicle", Icicle, Parts{Time: time.UnixMilli(ms), Worker: 1000, Sequence: seq},
 			(ms-1401277473)<<22 | 1000<<12 | seq},
+		// icicle 2.x: (timestamp - customEpoch) << 22 | shard << 12 | sequence
+		{"icicle2", Icicle2, Parts{Time: time.UnixMilli(ms), Worker: 1000, Sequence: seq},
+			(ms-1455788600316)<<22 | 1000<<12 | seq},
 		// Instagram: (now_millis - our_epoch) << 23 | shard_id << 10 | seq_id
 		{"instagram", Instagram, Parts{Time: time.UnixMilli(ms), Worker: 5000, Sequence: 1001 % 1024},
 			(ms-1314220021721)<<23 | 5000<<10 | 1001},
@@ -182,8 +198,10 @@ func TestLayoutByName(t *testing.T) {
 		{"noeq", Twitter, nil},
 		{"", Twitter, nil},
 		{"icicle", Icicle, nil},
+		{"icicle2", Icicle2, nil},
 		{"instagram", Instagram, nil},
 		{"discord", Discord, nil},
+		{"redisgen", Redisgen, nil},
 		{"snowcast-1024", sc, nil},
 		{"snowcast-64", Layout{}, ErrSnowcastNodes},
 		{"snowcast-x", Layout{}, ErrUnknownLayout},

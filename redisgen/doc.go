@@ -6,10 +6,11 @@
 // `floe redis init --shard N`). The script reads Redis's clock (TIME), the
 // shard ID and the last tick and sequence it issued, and hands out a run of
 // up to a tick's worth of sequence numbers; the client composes the IDs in
-// an id64.Layout (DefaultLayout: sign bit, 41-bit milliseconds, 10-bit shard,
-// 12-bit sequence). The client spreads calls over the servers round robin
-// and tries up to 5 of them with a quadratic back-off before it fails with
-// an error that lists every attempt.
+// an id64.Layout (DefaultLayout, id64.Redisgen, named "redisgen" by floe's
+// tools: sign bit, 41-bit milliseconds, 10-bit shard, 12-bit sequence). The
+// client spreads calls over the servers round robin and tries up to 5 of
+// them with a quadratic back-off before it fails with an error that lists
+// every attempt.
 //
 // # What it guarantees
 //

@@ -7,19 +7,15 @@ import (
 	"github.com/floeid/floe/id64"
 )
 
-// DefaultLayout is icicle's bit layout (sign bit, 41-bit milliseconds, 10-bit
-// shard, 12-bit sequence) with icicle's epoch, 2014-05-28T11:44:33Z, counted
-// in milliseconds as intended. Icicle's own script subtracts that epoch in
-// seconds from a time in milliseconds, so its IDs count from 1970-01-17 and
-// run out in 2039 (id64.Icicle decodes those); IDs of DefaultLayout run out
-// in 2084.
-var DefaultLayout = id64.Layout{
-	Epoch:        time.Unix(1401277473, 0).UTC(),
-	Unit:         time.Millisecond,
-	TimeBits:     41,
-	WorkerBits:   10,
-	SequenceBits: 12,
-}
+// DefaultLayout is id64.Redisgen, named "redisgen" wherever a layout is
+// named: icicle's bit layout (sign bit, 41-bit milliseconds, 10-bit shard,
+// 12-bit sequence) with the instant icicle 1.x meant as its epoch,
+// 2014-05-28T11:44:33Z, counted in milliseconds. Icicle's Lua script
+// returns Redis's TIME, and its Java client subtracts the epoch constant
+// 1401277473 from that time in milliseconds, so icicle 1.x IDs count from
+// 1970-01-17 and run out in 2039 (id64.Icicle decodes those); IDs of
+// DefaultLayout run out in 2084.
+var DefaultLayout = id64.Redisgen
 
 // maxExact is the largest integer a Lua number (a double) holds exactly.
 const maxExact = 1 << 53

@@ -217,6 +217,7 @@ func TestBench_BadFlags(t *testing.T) {
 		{"-progress", "maybe"},
 		{"-token", strings.Repeat("x", 256)},
 		{"-layout", "bogus"},
+		{"-layout", "41t/10w/12s 1ms"},
 		{"extra"},
 	} {
 		var out, errOut bytes.Buffer

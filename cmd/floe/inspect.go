@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,10 +16,26 @@ import (
 	"github.com/floeid/floe/id96"
 )
 
+// stdin is where inspect reads IDs when given none or "-".
+var stdin io.Reader = os.Stdin
+
+// maxLine bounds a line of IDs read from stdin.
+const maxLine = 64 << 10
+
 func runInspect(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("inspect", stderr)
-	layout := fs.String("layout", "twitter", "layout of decimal (id64) IDs: twitter, icicle, instagram, discord or snowcast-N")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: floe inspect [-layout L] [-format id64|id80|id96] [-o text|json] [ID... | -]")
+		fmt.Fprintln(stderr, "\nDecodes each ID: its format, time and parts. With no ID, or with -, reads IDs from stdin, one a line.")
+		fmt.Fprintln(stderr, "Decimal text is an id64 of -layout; 16 other characters an id80 (sno) or an id96 (guid). Text that")
+		fmt.Fprintln(stderr, "is both gives both readings, the likely one first: its time lies inside its format's life and not")
+		fmt.Fprintln(stderr, "in the future. -format keeps one.")
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	layout := fs.String("layout", "twitter", "layout of decimal (id64) IDs: "+layoutUsage)
 	format := fs.String("format", "", "decode as this format only: id64, id80 or id96 (default: tell from the text)")
+	out := fs.String("o", "text", "output: text (a line per reading) or json (an object per reading, one a line)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -24,86 +44,298 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("-format %q: want id64, id80 or id96", *format)
 	}
-	l, err := id64.LayoutByName(*layout)
+	if *out != "text" && *out != "json" {
+		return fmt.Errorf("-o %q: want text or json", *out)
+	}
+	l, err := parseLayoutFlag("-layout", *layout)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return errors.New("no IDs given")
+	in := inspector{layout: l, label: layoutLabel(*layout, l), format: *format, now: time.Now}
+	w := inspectWriter{stdout: stdout, stderr: stderr, json: *out == "json"}
+	ids := fs.Args()
+	if len(ids) == 0 {
+		ids = []string{"-"}
 	}
-	var failed error
-	for _, arg := range fs.Args() {
-		lines, err := inspect(arg, *format, l, *layout)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", arg, err)
-			failed = errors.New("some IDs could not be decoded")
+	for _, s := range ids {
+		if s != "-" {
+			if err := w.write(s, in); err != nil {
+				return err
+			}
 			continue
 		}
-		fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+		if err := inspectLines(stdin, in, &w); err != nil {
+			return err
+		}
 	}
-	return failed
+	if w.failed > 0 {
+		return fmt.Errorf("%d of the IDs could not be decoded", w.failed)
+	}
+	return nil
 }
 
-// inspect decodes s as format, or tells the format from the text: decimal
-// digits are an id64 of the given layout, 16 characters of [2-9a-x] an id80
-// (sno) and other 16 characters an id96 (guid). Text valid as both an id80 and
-// an id96 is shown as both, the one whose time lies nearer to now first.
-func inspect(s, format string, l id64.Layout, layoutName string) ([]string, error) {
-	if format == "id64" || format == "" && s != "" && strings.Trim(s, "0123456789") == "" {
-		id, err := id64.Parse(s)
+// inspectLines decodes the IDs of r, one a line, as each line arrives.
+// Blank lines are skipped; spaces around an ID are not part of it.
+func inspectLines(r io.Reader, in inspector, w *inspectWriter) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" {
+			continue
+		}
+		if err := w.write(s, in); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("stdin: line %d is longer than %d bytes", line+1, maxLine)
+		}
+		return fmt.Errorf("stdin: %w", err)
+	}
+	return nil
+}
+
+// inspectWriter prints the readings of IDs as text or JSON lines.
+type inspectWriter struct {
+	stdout, stderr io.Writer
+	json           bool
+	failed         int // IDs that could not be decoded
+}
+
+// write decodes s and prints its readings, or why it has none: on stderr
+// as text, on stdout as a JSON object {"id", "error"}. Only a failure to
+// write is returned.
+func (w *inspectWriter) write(s string, in inspector) error {
+	found, err := in.inspect(s)
+	if err != nil {
+		w.failed++
+		if w.json {
+			return json.NewEncoder(w.stdout).Encode(struct {
+				ID    string `json:"id"`
+				Error string `json:"error"`
+			}{s, err.Error()})
+		}
+		_, err := fmt.Fprintf(w.stderr, "%s: %v\n", s, err)
+		return err
+	}
+	for _, r := range found {
+		if w.json {
+			if err := json.NewEncoder(w.stdout).Encode(r.json); err != nil {
+				return err
+			}
+			continue
+		}
+		line := s + " " + r.text
+		if len(found) > 1 {
+			line += fmt.Sprintf(" likely=%t", r.likely)
+		}
+		if _, err := fmt.Fprintln(w.stdout, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inspector decodes the text of IDs.
+type inspector struct {
+	layout id64.Layout // of id64 IDs
+	label  string      // the layout as text output names it
+	format string      // "" (tell from the text), id64, id80 or id96
+	now    func() time.Time
+}
+
+// reading is one way to decode a text: as one format.
+type reading struct {
+	text   string // the parts, as key=value pairs
+	json   readingJSON
+	time   time.Time
+	end    time.Time // when the format's time runs out
+	likely bool
+}
+
+// readingJSON is a reading as -o json prints it: the ID, its format, its
+// parts as the HTTP API's /v1/inspect names them, and whether it is the
+// likely reading of its text. Fields that are not the format's are left
+// out.
+type readingJSON struct {
+	ID         string    `json:"id"`
+	Format     string    `json:"format"`
+	Layout     string    `json:"layout,omitempty"`
+	Time       time.Time `json:"time"`
+	Tick       *uint64   `json:"tick,omitempty"`
+	Timestamp  *uint64   `json:"timestamp,omitempty"`
+	TickTock   *bool     `json:"ticktock,omitempty"`
+	Meta       *uint8    `json:"meta,omitempty"`
+	Partition  *uint16   `json:"partition,omitempty"`
+	Drift      *uint8    `json:"drift,omitempty"`
+	Datacenter *uint64   `json:"datacenter,omitempty"`
+	Worker     *uint64   `json:"worker,omitempty"`
+	Node       *uint64   `json:"node,omitempty"`
+	Sequence   uint64    `json:"sequence"`
+	Likely     bool      `json:"likely"`
+}
+
+// futureSlack is how far ahead of this machine's clock a time may lie and
+// still be plausible: the clocks of the machines that made the IDs may run
+// a little ahead.
+const futureSlack = time.Hour
+
+// inspect decodes s as in.format, or tells the format from the text:
+// decimal digits are an id64 of in.layout, 16 characters of [2-9a-x] an id80
+// (sno) and 16 characters of [.0-9A-Za-z_] an id96 (guid). Text valid as
+// both an id80 and an id96 gives both readings, ranked by plausibility: a
+// reading whose time lies in its format's life and not in the future comes
+// first, then the one whose time lies nearer to now. The first reading is
+// likely when it is plausible. With no reading, the error says why s is
+// none of the formats tried.
+func (in inspector) inspect(s string) ([]reading, error) {
+	formats := []string{in.format}
+	if in.format == "" {
+		formats = []string{"id80", "id96"}
+		if s != "" && strings.Trim(s, "0123456789") == "" {
+			formats = []string{"id64"}
+		}
+	}
+	var found []reading
+	var why []string
+	for _, f := range formats {
+		var r reading
+		var err error
+		switch f {
+		case "id64":
+			r, err = in.read64(s)
+		case "id80":
+			r, err = read80(s)
+		case "id96":
+			r, err = read96(s)
+		}
 		if err != nil {
-			return nil, err
+			why = append(why, f+": "+err.Error())
+			continue
 		}
-		if err := l.CheckID(id); err != nil {
-			return nil, err
-		}
-		p := l.Parts(id)
-		return []string{fmt.Sprintf("%s id64 layout=%s time=%s tick=%d datacenter=%d worker=%d sequence=%d",
-			s, layoutName, stamp(p.Time), p.Tick, p.Datacenter, p.Worker, p.Sequence)}, nil
-	}
-	type decoded struct {
-		line string
-		off  time.Duration // distance of the ID's time from now
-	}
-	var found []decoded
-	var errs []error
-	if format != "id96" {
-		if id, err := id80.Parse(s); err == nil {
-			p := id.Parts()
-			found = append(found, decoded{fmt.Sprintf("%s id80 time=%s ticktock=%t meta=%d partition=%d sequence=%d",
-				s, stamp(p.Time), p.TickTock, p.Meta, p.Partition.Uint16(), p.Sequence), distance(p.Time)})
-		} else {
-			errs = append(errs, err)
-		}
-	}
-	if format != "id80" {
-		if id, err := id96.Parse(s); err == nil {
-			p := id.Parts()
-			found = append(found, decoded{fmt.Sprintf("%s id96 time=%s drift=%d node=%d sequence=%d",
-				s, stamp(p.Time), p.Drift, p.Node, p.Sequence), distance(p.Time)})
-		} else {
-			errs = append(errs, err)
-		}
+		found = append(found, r)
 	}
 	if found == nil {
-		return nil, fmt.Errorf("not an id64, id80 or id96 ID: %w", errors.Join(errs...))
+		if in.format == "" && len(formats) > 1 {
+			why = append([]string{"id64: " + notDecimal(s).Error()}, why...)
+			return nil, fmt.Errorf("not an ID of any format: %s", strings.Join(why, "; "))
+		}
+		return nil, errors.New(strings.Join(why, "; "))
 	}
-	if len(found) == 2 && found[1].off < found[0].off {
-		found[0], found[1] = found[1], found[0]
+	now := in.now()
+	plausible := func(r reading) bool { return !r.time.After(now.Add(futureSlack)) && r.time.Before(r.end) }
+	distance := func(r reading) time.Duration { return max(now.Sub(r.time), r.time.Sub(now)) }
+	slices.SortStableFunc(found, func(a, b reading) int {
+		if pa, pb := plausible(a), plausible(b); pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
+		return int(min(max(distance(a)-distance(b), -1), 1))
+	})
+	found[0].likely = plausible(found[0])
+	for i := range found {
+		found[i].json.Likely = found[i].likely
 	}
-	lines := make([]string, len(found))
-	for i, d := range found {
-		lines[i] = d.line
-	}
-	return lines, nil
+	return found, nil
 }
 
-func distance(t time.Time) time.Duration {
-	d := time.Since(t)
-	if d < 0 {
-		return -d
+// notDecimal says why s, which is not all digits, is no id64.
+func notDecimal(s string) error {
+	if s == "" {
+		return errors.New("empty")
 	}
-	return d
+	i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	return fmt.Errorf("%q at offset %d is not a decimal digit", firstRune(s[i:]), i)
+}
+
+func firstRune(s string) rune {
+	for _, r := range s {
+		return r
+	}
+	return 0
+}
+
+func (in inspector) read64(s string) (reading, error) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return reading{}, notDecimal(s)
+	}
+	id, err := id64.Parse(s)
+	if err != nil {
+		return reading{}, errors.New("not a 64-bit number: want at most 20 digits, up to 18446744073709551615")
+	}
+	if err := in.layout.CheckID(id); err != nil {
+		return reading{}, err
+	}
+	p := in.layout.Parts(id)
+	return reading{
+		text: fmt.Sprintf("id64 layout=%s time=%s tick=%d datacenter=%d worker=%d sequence=%d",
+			in.label, stamp(p.Time), p.Tick, p.Datacenter, p.Worker, p.Sequence),
+		json: readingJSON{ID: id.String(), Format: "id64", Layout: in.layout.String(), Time: p.Time.UTC(),
+			Tick: &p.Tick, Datacenter: &p.Datacenter, Worker: &p.Worker, Node: &p.Node, Sequence: p.Sequence},
+		time: p.Time,
+		end:  in.layout.End(),
+	}, nil
+}
+
+// id96End is when id96's time runs out: 2^64 ns after the Unix epoch.
+var id96End = time.Unix(1<<64/1_000_000_000, 1<<64%1_000_000_000)
+
+// textLength is the length of the text of id80 and id96 IDs.
+const textLength = 16
+
+func read80(s string) (reading, error) {
+	id, err := id80.Parse(s)
+	if err != nil {
+		return reading{}, textReason(s, "2-9 a-x", func(c byte) bool { return c >= '2' && c <= '9' || c >= 'a' && c <= 'x' })
+	}
+	p := id.Parts()
+	part := p.Partition.Uint16()
+	return reading{
+		text: fmt.Sprintf("id80 time=%s ticktock=%t meta=%d partition=%d sequence=%d",
+			stamp(p.Time), p.TickTock, p.Meta, part, p.Sequence),
+		json: readingJSON{ID: s, Format: "id80", Time: p.Time.UTC(), Timestamp: &p.Timestamp, TickTock: &p.TickTock,
+			Meta: &p.Meta, Partition: &part, Sequence: uint64(p.Sequence)},
+		time: p.Time,
+		end:  id80.Epoch.Add(time.Duration(id80.MaxTimestamp+1) * id80.TimeUnit),
+	}, nil
+}
+
+func read96(s string) (reading, error) {
+	id, err := id96.Parse(s)
+	if err != nil {
+		return reading{}, textReason(s, ". 0-9 A-Z _ a-z", func(c byte) bool {
+			return c == '.' || c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+		})
+	}
+	p := id.Parts()
+	node, drift := uint64(p.Node), uint8(p.Drift)
+	return reading{
+		text: fmt.Sprintf("id96 time=%s drift=%d node=%d sequence=%d", stamp(p.Time), p.Drift, p.Node, p.Sequence),
+		json: readingJSON{ID: s, Format: "id96", Time: p.Time.UTC(), Tick: &p.Tick, Drift: &drift, Node: &node,
+			Sequence: uint64(p.Sequence)},
+		time: p.Time,
+		end:  id96End,
+	}, nil
+}
+
+// textReason says why s is not the 16-character text of a format whose
+// alphabet is described by chars and tested by in.
+func textReason(s, chars string, in func(byte) bool) error {
+	if len(s) != textLength {
+		return fmt.Errorf("%d bytes, want %d characters of %s", len(s), textLength, chars)
+	}
+	for i := 0; i < len(s); i++ {
+		if !in(s[i]) {
+			return fmt.Errorf("%q at offset %d is not one of %s", firstRune(s[i:]), i, chars)
+		}
+	}
+	return fmt.Errorf("want %d characters of %s", textLength, chars)
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/redisgen"
 )
 
@@ -27,7 +26,7 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 	password := fs.String("password", os.Getenv("FLOE_REDIS_PASSWORD"), "Redis password (default $FLOE_REDIS_PASSWORD)")
 	username := fs.String("username", "", "Redis ACL user (default: the default user)")
 	prefix := fs.String("prefix", "floe:redisgen:", "key prefix")
-	layoutName := fs.String("layout", "", "id64 layout: twitter, icicle, instagram, discord or snowcast-N (default: icicle's bits in milliseconds)")
+	layoutName := fs.String("layout", "", "id64 layout: "+layoutUsage+" (default redisgen)")
 	timeout := fs.Duration("timeout", 5*time.Second, "time limit for the whole command")
 	var shard *uint64
 	var force *bool
@@ -43,7 +42,7 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := []redisgen.Option{redisgen.WithKeyPrefix(*prefix), redisgen.WithAuth(*username, *password)}
 	if *layoutName != "" {
-		l, err := id64.LayoutByName(*layoutName)
+		l, err := parseLayoutFlag("-layout", *layoutName)
 		if err != nil {
 			return err
 		}

@@ -246,7 +246,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	fs.Var(uintFlag{&c.Datacenter}, "datacenter", "datacenter `id`")
 	alias("d", "datacenter")
 	c.Layout = "twitter"
-	fs.Var(layoutFlag{&c.Layout}, "layout", "id64 `layout` of the default sequence: twitter, icicle, instagram, discord or snowcast-N")
+	fs.Var(layoutFlag{&c.Layout}, "layout", "id64 `layout` of the default sequence: "+layoutWant)
 	fs.Var(timeFlag{&c.TimeOfDeath}, "time-of-death", "issue nothing at or before this `time`: Unix ms or RFC 3339, as noeqd's -t")
 	alias("t", "time-of-death")
 	fs.Var(boolFlag{&c.RequireState}, "require-state", "refuse to start without a state file (a lost or new state directory) unless --time-of-death says above which time to start")
@@ -255,7 +255,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	dur(&c.MaxAhead, "max-ahead", time.Second, positive, "the `duration` policy borrow may run ahead of the clock")
 	dur(&c.MaxWait, "max-wait", 5*time.Second, positive, "the longest `duration` a request waits for the clock or the reservation before it fails")
 	dur(&c.Window, "reserve-window", 2*time.Second, server.MinWindow, "how far ahead of the clock the durable reservation reaches, a `duration` of at least "+server.MinWindow.String()+": between half of it and all of it stays reserved, and a crash costs at most this much waiting at the next start")
-	fs.Var(&listFlag{vals: &c.Sequences, check: checkSeq}, "seq", "an extra named sequence, `name=format[:layout]` (format id64, id80 or id96), repeatable")
+	fs.Var(&listFlag{vals: &c.Sequences, check: checkSeq}, "seq", "an extra named sequence, `name=format[:layout]` (format id64, id80 or id96; a layout, for id64 only, as --layout takes it), repeatable")
 	fs.Var(&listFlag{vals: &c.Tokens, check: checkSeqToken, secret: true}, "token", "a token selecting a sequence, `seq=token`, repeatable")
 	c.MaxConns = 4096
 	fs.Var(intFlag{&c.MaxConns, 1}, "max-conns", "the largest `number` of open binary connections")
@@ -359,7 +359,7 @@ func parseSeq(def string) (server.SequenceConfig, error) {
 	switch sc.Format {
 	case server.Format64:
 		var err error
-		if sc.Layout, err = id64.LayoutByName(layoutName); err != nil {
+		if sc.Layout, err = id64.ParseLayout(layoutName); err != nil {
 			return sc, err
 		}
 	case server.Format80, server.Format96:
@@ -382,7 +382,7 @@ func checkSeq(def string) error {
 // id80 sequences use partition datacenter<<8|worker and id96 sequences
 // node (datacenter<<16|worker)+1, since id96 keeps node 0 for random nodes.
 func (c *Config) sequences() ([]server.SequenceConfig, error) {
-	layout, err := id64.LayoutByName(c.Layout)
+	layout, err := id64.ParseLayout(c.Layout)
 	if err != nil {
 		return nil, fmt.Errorf("--layout: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/tlstest"
 )
 
@@ -179,6 +180,11 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		{name: "layout", env: "FLOE_LAYOUT", value: "snowcast-1024", field: "Layout", want: "snowcast-1024"},
 		{name: "layout unknown", env: "FLOE_LAYOUT", value: "bogus", wantErr: "unknown layout"},
 		{name: "layout empty", env: "FLOE_LAYOUT", value: "", wantErr: "want twitter, icicle"},
+		{name: "layout icicle 2.x", env: "FLOE_LAYOUT", value: "icicle2", field: "Layout", want: "icicle2"},
+		{name: "layout redisgen", env: "FLOE_LAYOUT", value: "redisgen", field: "Layout", want: "redisgen"},
+		{name: "layout written out", env: "FLOE_LAYOUT", value: "41t/10w/12s 1ms since 1455788600316", field: "Layout", want: "41t/10w/12s 1ms since 1455788600316"},
+		{name: "layout written out malformed", env: "FLOE_LAYOUT", value: "41t/10w/12s 1ms since", wantErr: "no epoch"},
+		{name: "layout written out too wide", env: "FLOE_LAYOUT", value: "41t/10w/13s 1ms since 2016-02-18", wantErr: "layout uses too many bits"},
 		{name: "time of death in milliseconds", env: "FLOE_TIME_OF_DEATH", value: "1700000000000", field: "TimeOfDeath", want: time.UnixMilli(1700000000000)},
 		{name: "time of death in rfc 3339", env: "FLOE_TIME_OF_DEATH", value: "2023-11-14T22:13:20Z", field: "TimeOfDeath", want: time.UnixMilli(1700000000000)},
 		{name: "time of death malformed", env: "FLOE_TIME_OF_DEATH", value: "yesterday", wantErr: "want Unix milliseconds or an RFC 3339 time"},
@@ -203,6 +209,8 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		{name: "sequences with an unknown format", env: "FLOE_SEQUENCES", value: "a=id65", wantErr: "want id64, id80 or id96"},
 		{name: "sequences with a layout on id80", env: "FLOE_SEQUENCES", value: "a=id80:twitter", wantErr: "only id64 takes a layout"},
 		{name: "sequences with an unknown layout", env: "FLOE_SEQUENCES", value: "a=id64:bogus", wantErr: "unknown layout"},
+		{name: "sequences with a layout written out", env: "FLOE_SEQUENCES", value: "a=id64:42t/5d/5w/12s 1ms since 2015-01-01T00:00:00Z unsigned,b=id64:icicle2", field: "Sequences", want: []string{"a=id64:42t/5d/5w/12s 1ms since 2015-01-01T00:00:00Z unsigned", "b=id64:icicle2"}},
+		{name: "sequences with a malformed layout", env: "FLOE_SEQUENCES", value: "a=id64:42t/5d/5w/12s 1ms", wantErr: "malformed layout"},
 		{name: "sequences empty", env: "FLOE_SEQUENCES", value: "", wantErr: "want name=format[:layout]"},
 		{name: "tokens", env: "FLOE_TOKENS", value: "a=t1,b=t2", field: "Tokens", want: []string{"a=t1", "b=t2"}},
 		{name: "tokens with a bad item", env: "FLOE_TOKENS", value: "a=t1,t2", wantErr: "want seq=token"},
@@ -457,4 +465,39 @@ func TestConfig_EnvVars(t *testing.T) {
 			t.Errorf("--%s has no variable in envVars", f.Name)
 		}
 	})
+}
+
+func TestConfig_SequenceLayouts(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want map[string]id64.Layout
+	}{
+		{"presets", []string{"--layout", "redisgen", "--seq", "a=id64:icicle2", "--seq", "b=id64"},
+			map[string]id64.Layout{"default": id64.Redisgen, "a": id64.Icicle2, "b": id64.Twitter}},
+		{"written out", []string{"--layout", "41t/10w/12s 1ms since 1455788600316", "--seq", "a=id64:42t/5d/5w/12s 1ms since 2015-01-01 unsigned"},
+			map[string]id64.Layout{"default": id64.Icicle2, "a": id64.Discord}},
+		{"as String writes them", []string{"--layout", id64.Instagram.String(), "--seq", "a=id64:" + id64.Icicle.String()},
+			map[string]id64.Layout{"default": id64.Instagram, "a": id64.Icicle}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c Config
+			if err := c.ParseFlags(tt.args, envLookup(nil), io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			seqs, err := c.sequences()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(seqs) != len(tt.want) {
+				t.Fatalf("%d sequences, want %d", len(seqs), len(tt.want))
+			}
+			for _, sc := range seqs {
+				if want, ok := tt.want[sc.Name]; !ok || sc.Layout != want {
+					t.Errorf("sequence %s: layout %v, want %v", sc.Name, sc.Layout, want)
+				}
+			}
+		})
+	}
 }

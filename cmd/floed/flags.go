@@ -261,8 +261,8 @@ func (f policyFlag) Set(s string) error {
 	return nil
 }
 
-// layoutFlag is the name of an id64 layout, as id64.LayoutByName reads it,
-// except that it may not be empty.
+// layoutFlag is an id64 layout, as id64.ParseLayout reads it: a preset's
+// name or a layout written out. It may not be empty.
 type layoutFlag struct{ p *string }
 
 func (f layoutFlag) String() string {
@@ -274,14 +274,19 @@ func (f layoutFlag) String() string {
 
 func (f layoutFlag) Set(s string) error {
 	if s == "" {
-		return errors.New("want twitter, icicle, instagram, discord or snowcast-N")
+		return errors.New("want " + layoutWant)
 	}
-	if _, err := id64.LayoutByName(s); err != nil {
+	if _, err := id64.ParseLayout(s); err != nil {
 		return err
 	}
 	*f.p = s
 	return nil
 }
+
+// layoutWant says what a layout flag takes.
+const layoutWant = `twitter, icicle (icicle 1.x), icicle2 (icicle 2.x), instagram, discord, redisgen, snowcast-N, ` +
+	`or a layout written out, such as "41t/10w/12s 1ms since 2016-02-18" (bits of time, datacenter, worker and sequence, ` +
+	`tick unit, epoch as RFC 3339, date or Unix ms, then "unsigned" if the IDs may use the top bit)`
 
 // timeFlag is a time of death: Unix milliseconds (noeqd's -t) or RFC 3339.
 type timeFlag struct{ t *time.Time }

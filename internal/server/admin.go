@@ -153,7 +153,7 @@ func (s *Server) handleAdminCreate(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "bad_request", "a layout is for format id64 only")
 			return
 		}
-		l, err := id64.LayoutByName(req.Layout)
+		l, err := id64.ParseLayout(req.Layout)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 			return

@@ -130,6 +130,9 @@ func TestServer_AdminCreate(t *testing.T) {
 		{name: "bad format", body: `{"name":"x","format":"id128"}`, want: http.StatusBadRequest, wantText: "unknown format"},
 		{name: "layout for id96", body: `{"name":"x","format":"id96","layout":"twitter"}`, want: http.StatusBadRequest, wantText: "id64 only"},
 		{name: "unknown layout", body: `{"name":"x","layout":"nope"}`, want: http.StatusBadRequest},
+		{name: "layout written out", body: `{"name":"icy","layout":"41t/10w/12s 1ms since 1455788600316"}`, want: http.StatusCreated, wantText: `2016-02-18T09:43:20.316Z`},
+		{name: "the same layout by its preset name", body: `{"name":"icy","layout":"icicle2"}`, want: http.StatusOK},
+		{name: "malformed layout", body: `{"name":"x","layout":"41t/10w/12s 1ms"}`, want: http.StatusBadRequest, wantText: "floe: malformed layout"},
 		{name: "unknown field", body: `{"name":"x","nodes":12}`, want: http.StatusBadRequest},
 		{name: "not json", body: `name=x`, want: http.StatusBadRequest},
 	}

@@ -11,13 +11,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/id64"
 )
 
 // Handler returns the HTTP API:
 //
 //	GET /v1/ids?n=&seq=       n new IDs (JSON {"seq","format","ids":[...]},
 //	                          or one per line with Accept: text/plain)
-//	GET /v1/inspect/{id}?seq= the ID's parts and time
+//	GET /v1/inspect/{id}?seq=&layout=
+//	                          the ID's parts and time, in the sequence's
+//	                          format and layout, or in layout (id64 only)
 //	GET /v1/sequences         the sequences and their reservations
 //	GET /healthz              200 while the process runs
 //	GET /readyz               200 when every sequence can issue, else 503
@@ -31,7 +34,7 @@ import (
 func (s *Server) Handler() http.Handler {
 	rt := newRouter(s.m.httpRequest)
 	rt.handle("GET /v1/ids", "ids", s.handleIDs, "n", "seq")
-	rt.handle("GET /v1/inspect/{id}", "inspect", s.handleInspect, "seq")
+	rt.handle("GET /v1/inspect/{id}", "inspect", s.handleInspect, "seq", "layout")
 	rt.handleFunc("GET /v1/sequences", "sequences", s.handleSequences)
 	rt.handleFunc("GET /healthz", "", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -214,7 +217,22 @@ func (s *Server) handleInspect(w http.ResponseWriter, r *http.Request, q query) 
 	if seq == nil {
 		return
 	}
-	parts, err := inspect(seq.sc, r.PathValue("id"))
+	sc := seq.sc
+	if text, given := q["layout"]; given {
+		if seq.format != Format64 {
+			s.m.httpRequest("inspect", "bad_request")
+			writeError(w, http.StatusBadRequest, "bad_request", "layout is for id64 sequences only; sequence "+seq.name+" is "+string(seq.format))
+			return
+		}
+		l, err := id64.ParseLayout(text)
+		if err != nil {
+			s.m.httpRequest("inspect", "bad_request")
+			writeError(w, http.StatusBadRequest, "bad_request", "layout: "+err.Error())
+			return
+		}
+		sc.Layout = l
+	}
+	parts, err := inspect(sc, r.PathValue("id"))
 	if err != nil {
 		s.m.httpRequest("inspect", "bad_request")
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -143,6 +144,13 @@ func TestHandler_Inspect(t *testing.T) {
 		{"largest uint64 on a signed layout", "/v1/inspect/18446744073709551615", 400, []string{`"code":"bad_request"`, `out of the layout's range`}},
 		{"top bit on an unsigned layout", "/v1/inspect/9223372036854775808?seq=discord", 200, []string{`"tick":2199023255552`, `"time":"2084-09-06T15:47:35.552Z"`, `"worker":0`}},
 		{"unknown sequence", "/v1/inspect/1?seq=nope", 404, []string{`"code":"unknown_sequence"`}},
+		{"layout by name", "/v1/inspect/143322835047240136?layout=icicle2", 200, []string{`"time":"2017-03-19T21:37:07Z"`, `"worker":789`, `"sequence":456`, `"layout":"41t/10w/12s 1ms since 2016-02-18T09:43:20.316Z"`}},
+		{"layout written out", "/v1/inspect/175928847299117063?layout=" + url.QueryEscape("42t/5d/5w/12s 1ms since 2015-01-01 unsigned"), 200, []string{`"time":"2016-04-30T11:18:25.796Z"`, `"datacenter":1`, `"sequence":7`}},
+		{"redisgen layout", "/v1/inspect/1652854943121428480?layout=redisgen", 200, []string{`"time":"2026-11-22T12:00:00Z"`, `"worker":5`}},
+		{"top bit on a signed layout written out", "/v1/inspect/9223372036854775808?layout=" + url.QueryEscape("41t/10w/12s 1ms since 2016-02-18"), 400, []string{`has the top bit set`}},
+		{"malformed layout", "/v1/inspect/1?layout=" + url.QueryEscape("41t/10w/12s 1ms"), 400, []string{`"code":"bad_request"`, `layout: floe: malformed layout`}},
+		{"unknown layout", "/v1/inspect/1?layout=nope", 400, []string{`"code":"bad_request"`, `unknown layout`}},
+		{"layout on an id80 sequence", "/v1/inspect/9q8xk7a2272im222?seq=sno&layout=twitter", 400, []string{`"code":"bad_request"`, `layout is for id64 sequences only`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

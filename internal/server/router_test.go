@@ -329,7 +329,7 @@ func TestHandler_Query(t *testing.T) {
 		{"seq twice", "/v1/ids?seq=default&seq=sno", 400, "bad_request", `parameter seq given twice`},
 		{"seq unknown", "/v1/ids?seq=nope", 404, "unknown_sequence", `\"nope\"`},
 		{"seq with an encoded semicolon", "/v1/ids?seq=a%3Bn%3D3", 404, "unknown_sequence", `\"a;n=3\"`},
-		{"inspect with n", "/v1/inspect/1?n=3", 400, "bad_request", `/v1/inspect/{id} takes seq: unknown parameter \"n\"`},
+		{"inspect with n", "/v1/inspect/1?n=3", 400, "bad_request", `/v1/inspect/{id} takes seq, layout: unknown parameter \"n\"`},
 		{"inspect with seq empty", "/v1/inspect/1?seq=", 400, "bad_request", `seq is empty`},
 		{"inspect with a bad escape", "/v1/inspect/1?seq=%g1", 400, "bad_request", `invalid URL escape`},
 		{"sequences with a parameter", "/v1/sequences?seq=default", 400, "bad_request", `/v1/sequences takes no query parameters: unknown parameter \"seq\"`},
