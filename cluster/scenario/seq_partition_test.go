@@ -38,9 +38,9 @@ func TestSeq_LeaseLost(t *testing.T) {
 				c := co.start(t, "seq-lost")
 				c.holdAllBut(t, id)
 				led := floedproc.NewLedger()
-				a := c.open(t, "a", true)
+				a := openSeq(t, c, "a", true)
 				a.serving(t, 5*time.Second)
-				b := c.open(t, "b", false)
+				b := openSeq(t, c, "b", false)
 				b.wantState(t, sequencer.Claiming)
 				fa := startSeqFeed(t, led, a, 2)
 				fb := startSeqFeed(t, led, b, 2)
@@ -127,7 +127,7 @@ func TestSeq_LeaseLost(t *testing.T) {
 func TestSeq_QuorumLoss(t *testing.T) {
 	c := startEtcdCoord(t, "seq-quorum")
 	led := floedproc.NewLedger()
-	procs := []*seqProc{c.open(t, "a", false), c.open(t, "b", false)}
+	procs := []*seqProc{openSeq(t, c, "a", false), openSeq(t, c, "b", false)}
 	var feeds []*seqFeed
 	for _, p := range procs {
 		p.serving(t, 5*time.Second)

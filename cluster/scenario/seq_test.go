@@ -45,10 +45,10 @@ const seqSlop = 250 * time.Millisecond
 // IDs, with fault proxies in front of it for the processes that open
 // their sequencer "faulty".
 type coordinator interface {
-	// open opens a sequencer of seqName as the process owner, with a
+	// tryOpen opens a sequencer of seqName as the process owner, with a
 	// client of its own that reaches the coordinator through the fault
 	// proxies when faulty. It is closed when the test ends.
-	open(t *testing.T, owner string, faulty bool) *seqProc
+	tryOpen(t *testing.T, owner string, faulty bool) (*seqProc, error)
 	// proxies returns the fault proxies.
 	proxies() []*faultproxy.Proxy
 	// holdAllBut holds every worker ID of seqName but free, as a
@@ -76,7 +76,6 @@ type seqProc struct {
 	*sequencer.Sequencer
 	who         string
 	closeClient func()
-	log         *syncBuffer
 }
 
 // crash ends the sequencer as a killed process would: its worker ID is
@@ -119,11 +118,21 @@ func (p *seqProc) wantState(t *testing.T, want sequencer.State) {
 	}
 }
 
-// openSeq opens the sequencer of seqName on the catalog, logging to a
-// buffer that the test prints if it fails, and closes it when the test
-// ends.
-func openSeq(t *testing.T, owner string, catalog workerid.Catalog, sources func(workerid.Sequence) (workerid.Source, error), closeClient func()) *seqProc {
+// openSeq opens a sequencer of seqName on c as the process owner (see
+// coordinator.tryOpen), and fails the test if it cannot.
+func openSeq(t *testing.T, c coordinator, owner string, faulty bool) *seqProc {
 	t.Helper()
+	p, err := c.tryOpen(t, owner, faulty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// openOn opens the sequencer of seqName on the catalog, logging to a
+// buffer that the test prints if it fails, and closes it when the test
+// ends. It may run outside the test's goroutine.
+func openOn(t *testing.T, owner string, catalog workerid.Catalog, sources func(workerid.Sequence) (workerid.Source, error), closeClient func()) (*seqProc, error) {
 	buf := &syncBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -135,7 +144,7 @@ func openSeq(t *testing.T, owner string, catalog workerid.Catalog, sources func(
 		Logger:  slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
-		t.Fatalf("%s: opening sequence %q: %v", owner, seqName, err)
+		return nil, fmt.Errorf("%s: opening sequence %q: %w", owner, seqName, err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -145,7 +154,7 @@ func openSeq(t *testing.T, owner string, catalog workerid.Catalog, sources func(
 			t.Logf("%s logged:\n%s", owner, buf.String())
 		}
 	})
-	return &seqProc{Sequencer: sq, who: owner, closeClient: closeClient, log: buf}
+	return &seqProc{Sequencer: sq, who: owner, closeClient: closeClient}, nil
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.
@@ -205,8 +214,7 @@ func startEtcdCoord(t *testing.T, cluster string) *etcdCoord {
 
 func (c *etcdCoord) prefix() string { return "/floe/v1/" + c.cluster + "/" }
 
-func (c *etcdCoord) open(t *testing.T, owner string, faulty bool) *seqProc {
-	t.Helper()
+func (c *etcdCoord) tryOpen(t *testing.T, owner string, faulty bool) (*seqProc, error) {
 	eps := c.ec.Endpoints()
 	if faulty {
 		eps = c.via
@@ -220,7 +228,7 @@ func (c *etcdCoord) open(t *testing.T, owner string, faulty bool) *seqProc {
 		}
 		return src, nil
 	}
-	return openSeq(t, owner, cat, sources, func() { cli.Close() })
+	return openOn(t, owner, cat, sources, func() { cli.Close() })
 }
 
 func (c *etcdCoord) proxies() []*faultproxy.Proxy         { return c.ps }
@@ -269,8 +277,7 @@ func redisClient(t *testing.T, addr string) *goredis.Client {
 
 func (c *redisCoord) prefix() string { return "floe/v1/" + c.cluster + "/" }
 
-func (c *redisCoord) open(t *testing.T, owner string, faulty bool) *seqProc {
-	t.Helper()
+func (c *redisCoord) tryOpen(t *testing.T, owner string, faulty bool) (*seqProc, error) {
 	addr := c.srv.Addr
 	if faulty {
 		addr = c.proxy.Addr()
@@ -286,7 +293,7 @@ func (c *redisCoord) open(t *testing.T, owner string, faulty bool) *seqProc {
 		}
 		return src, nil
 	}
-	return openSeq(t, owner, cat, sources, func() { rdb.Close() })
+	return openOn(t, owner, cat, sources, func() { rdb.Close() })
 }
 
 func (c *redisCoord) proxies() []*faultproxy.Proxy { return []*faultproxy.Proxy{c.proxy} }
