@@ -6,116 +6,102 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/cluster/floedproc"
 	"github.com/floeid/floe/internal/faultproxy"
 	"github.com/floeid/floe/sequencer"
 )
 
-// The holder's network to its coordinator breaks: a black hole, or every
-// reply delayed past the TTL (a round trip of 1.5 TTL, so that each
-// renewal's reply arrives after the deadline it would extend). Either
-// way the holder stops issuing by its lease's local deadline, no later
-// than the TTL after the fault began; a standby, which reaches the
-// coordinator directly, takes its worker ID once the coordinator frees
-// it, above everything the holder issued; and once the network heals the
-// holder claims again, another worker ID, and serves.
-func TestSeq_LeaseLost(t *testing.T) {
-	faults := []struct {
-		name  string
-		fault func(p *faultproxy.Proxy)
-		// taken: the standby must take the worker ID. Delayed renewals
-		// still reach the coordinator, which may keep the lease alive
-		// until the heal.
-		taken bool
-	}{
-		{"partition", func(p *faultproxy.Proxy) { p.Blackhole(true) }, true},
-		{"replies delayed past the TTL", func(p *faultproxy.Proxy) { p.Delay(ttl * 3 / 4) }, false},
+// The holder's network to its coordinator breaks (fault is applied to
+// every fault proxy): a black hole, or every reply delayed past the TTL (a round
+// trip of 1.5 TTL, so that each renewal's reply arrives after the
+// deadline it would extend). Either way the holder stops issuing by its
+// lease's local deadline, no later than the TTL after the fault began; a
+// standby, which reaches the coordinator directly, takes its worker ID
+// once the coordinator frees it (taken: it must, as it must after a black
+// hole; delayed renewals still reach the coordinator, which may keep the
+// lease alive until the heal), above everything the holder issued; and
+// once the network heals the holder claims again, another worker ID, and
+// serves.
+func seqLeaseLost(t *testing.T, c coordinator, fault func(p *faultproxy.Proxy), taken bool) {
+	const id, spare = 3, 7
+	c.holdAllBut(t, id)
+	led := floedproc.NewLedger()
+	a := openSeq(t, c, "a", true)
+	a.serving(t, 5*time.Second)
+	b := openSeq(t, c, "b", false)
+	b.wantState(t, sequencer.Claiming)
+	fa := startSeqFeed(t, led, a, 2)
+	fb := startSeqFeed(t, led, b, 2)
+	fa.waitIDs(t, 200, time.Time{}, 5*time.Second)
+
+	setFault(t, c, fault)
+	began := time.Now()
+	stopped := a.waitState(t, ttl+seqSlop, sequencer.Claiming)
+	t.Logf("a stopped serving %v after the fault", stopped.Sub(began).Round(time.Millisecond))
+	var first batch
+	if taken {
+		var ok bool
+		if first, ok = fb.waitServed("b", began, ttl+2*time.Second); !ok {
+			_, why := b.State()
+			t.Fatalf("b issued nothing within %v of a's fault: %s", ttl+2*time.Second, why)
+		}
+	} else {
+		// Give b its chance at the worker ID, should a's lease
+		// end in the coordinator too.
+		first, _ = fb.waitServed("b", began, ttl+time.Second)
 	}
-	for _, ft := range faults {
-		for _, co := range seqCoordinators {
-			t.Run(ft.name+" on "+co.name, func(t *testing.T) {
-				const id, spare = 3, 7
-				c := co.start(t, "seq-lost")
-				c.holdAllBut(t, id)
-				led := floedproc.NewLedger()
-				a := openSeq(t, c, "a", true)
-				a.serving(t, 5*time.Second)
-				b := openSeq(t, c, "b", false)
-				b.wantState(t, sequencer.Claiming)
-				fa := startSeqFeed(t, led, a, 2)
-				fb := startSeqFeed(t, led, b, 2)
-				fa.waitIDs(t, 200, time.Time{}, 5*time.Second)
+	before, ok := fa.last()
+	if !ok {
+		t.Fatal("a issued nothing")
+	}
+	t.Logf("a served last %v after the fault", before.at.Sub(began).Round(time.Millisecond))
+	if d := before.at.Sub(began); d > ttl+seqSlop {
+		t.Errorf("a served %v after the fault, past its lease's deadline (at most the TTL %v)", d, ttl)
+	}
+	if st := a.Stats(); st.Losses == 0 {
+		t.Errorf("a's Stats().Losses = 0 after its lease was lost")
+	}
+	_, aHi, _ := tickRange(fa.all("a"))
+	if first.ids != nil {
+		t.Logf("b took worker ID %d %v after the fault", id, first.at.Sub(began).Round(time.Millisecond))
+		st := b.Stats()
+		if st.WorkerID != id || st.Floor < aHi {
+			t.Errorf("b holds worker ID %d with floor %d; want %d, at or above a's last tick %d", st.WorkerID, st.Floor, id, aHi)
+		}
+		if lo, _, _ := tickRange(fb.all("b")); lo <= aHi {
+			t.Errorf("b issued tick %d, not above a's last tick %d", lo, aHi)
+		}
+	} else {
+		t.Logf("b did not take worker ID %d: a's lease outlived the fault's first %v in the coordinator", id, ttl+time.Second)
+	}
 
-				setFault(t, c, ft.fault)
-				fault := time.Now()
-				stopped := a.waitState(t, ttl+seqSlop, sequencer.Claiming)
-				t.Logf("a stopped serving %v after the fault", stopped.Sub(fault).Round(time.Millisecond))
-				var first batch
-				if ft.taken {
-					var ok bool
-					if first, ok = fb.waitServed("b", fault, ttl+2*time.Second); !ok {
-						_, why := b.State()
-						t.Fatalf("b issued nothing within %v of a's fault: %s", ttl+2*time.Second, why)
-					}
-				} else {
-					// Give b its chance at the worker ID, should a's lease
-					// end in the coordinator too.
-					first, _ = fb.waitServed("b", fault, ttl+time.Second)
+	healAll(c)
+	healed := time.Now()
+	c.free(t, spare)
+	again, ok := fa.waitServed("a", healed, 10*time.Second)
+	if !ok {
+		_, why := a.State()
+		t.Fatalf("a issued nothing within 10 s of the heal, with worker ID %d free: %s", spare, why)
+	}
+	t.Logf("a served again %v after the heal", again.at.Sub(healed).Round(time.Millisecond))
+	fa.waitIDs(t, 100, healed, 5*time.Second)
+	fa.halt()
+	fb.halt()
+	if first.ids != nil {
+		onlyWorker(t, "a after the heal", fa.received("a", healed, time.Time{}), spare)
+	}
+	// Whoever held worker ID id after the fault started above a.
+	for _, bs := range [][]batch{fa.received("a", healed, time.Time{}), fb.all("b")} {
+		for _, bt := range bs {
+			for _, v := range bt.ids {
+				if floedproc.Node(v) == id && floedproc.Tick(v) <= aHi {
+					t.Fatalf("%s issued tick %d of worker ID %d after a's fault, not above a's last tick %d", bt.who, floedproc.Tick(v), id, aHi)
 				}
-				before, ok := fa.last()
-				if !ok {
-					t.Fatal("a issued nothing")
-				}
-				t.Logf("a served last %v after the fault", before.at.Sub(fault).Round(time.Millisecond))
-				if d := before.at.Sub(fault); d > ttl+seqSlop {
-					t.Errorf("a served %v after the fault, past its lease's deadline (at most the TTL %v)", d, ttl)
-				}
-				if st := a.Stats(); st.Losses == 0 {
-					t.Errorf("a's Stats().Losses = 0 after its lease was lost")
-				}
-				_, aHi, _ := tickRange(fa.all("a"))
-				if first.ids != nil {
-					t.Logf("b took worker ID %d %v after the fault", id, first.at.Sub(fault).Round(time.Millisecond))
-					st := b.Stats()
-					if st.WorkerID != id || st.Floor < aHi {
-						t.Errorf("b holds worker ID %d with floor %d; want %d, at or above a's last tick %d", st.WorkerID, st.Floor, id, aHi)
-					}
-					if lo, _, _ := tickRange(fb.all("b")); lo <= aHi {
-						t.Errorf("b issued tick %d, not above a's last tick %d", lo, aHi)
-					}
-				} else {
-					t.Logf("b did not take worker ID %d: a's lease outlived the fault's first %v in the coordinator", id, ttl+time.Second)
-				}
-
-				healAll(c)
-				healed := time.Now()
-				c.free(t, spare)
-				again, ok := fa.waitServed("a", healed, 10*time.Second)
-				if !ok {
-					_, why := a.State()
-					t.Fatalf("a issued nothing within 10 s of the heal, with worker ID %d free: %s", spare, why)
-				}
-				t.Logf("a served again %v after the heal", again.at.Sub(healed).Round(time.Millisecond))
-				fa.waitIDs(t, 100, healed, 5*time.Second)
-				fa.halt()
-				fb.halt()
-				if first.ids != nil {
-					onlyWorker(t, "a after the heal", fa.received("a", healed, time.Time{}), spare)
-				}
-				// Whoever held worker ID id after the fault started above a.
-				for _, bs := range [][]batch{fa.received("a", healed, time.Time{}), fb.all("b")} {
-					for _, bt := range bs {
-						for _, v := range bt.ids {
-							if floedproc.Node(v) == id && floedproc.Tick(v) <= aHi {
-								t.Fatalf("%s issued tick %d of worker ID %d after a's fault, not above a's last tick %d", bt.who, floedproc.Tick(v), id, aHi)
-							}
-						}
-					}
-				}
-				checkLedger(t, led)
-			})
+			}
 		}
 	}
+	checkLedger(t, led)
 }
 
 // Two of the three etcd members crash: etcd has no quorum, no renewal or
@@ -124,8 +110,9 @@ func TestSeq_LeaseLost(t *testing.T) {
 // Once the members are back they claim again and serve, above what they
 // issued. A single Redis server has no quorum to lose: its pause and
 // crash are floed's scenarios (redis_test.go).
-func TestSeq_QuorumLoss(t *testing.T) {
-	c := startEtcdCoord(t, "seq-quorum")
+func TestSeq_EtcdQuorumLoss(t *testing.T) {
+	ec := etcdtest.Start(t, 3)
+	c := newEtcdCoord(t, ec, "seq-quorum")
 	led := floedproc.NewLedger()
 	procs := []*seqProc{openSeq(t, c, "a", false), openSeq(t, c, "b", false)}
 	var feeds []*seqFeed

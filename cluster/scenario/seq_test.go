@@ -61,14 +61,44 @@ type coordinator interface {
 	reservation(t *testing.T, id int) (r, last uint64)
 }
 
-// seqCoordinators are the coordinators every TestSeq scenario runs on,
-// unless the fault does not apply to one.
-var seqCoordinators = []struct {
-	name  string
-	start func(t *testing.T, cluster string) coordinator
+// TestSeq_Etcd runs the in-process scenarios on one 3-member etcd, each
+// under a cluster prefix of its own, with fault proxies of its own.
+func TestSeq_Etcd(t *testing.T) {
+	ec := etcdtest.Start(t, 3)
+	runSeqScenarios(t, func(t *testing.T, cluster string) coordinator { return newEtcdCoord(t, ec, cluster) })
+}
+
+// TestSeq_Redis runs the in-process scenarios on one Redis server with AOF
+// on, each under a key prefix of its own, with a fault proxy of its own.
+// Quorum loss does not apply to a single Redis server.
+func TestSeq_Redis(t *testing.T) {
+	srv := redistest.Start(t, safeRedis...)
+	runSeqScenarios(t, func(t *testing.T, cluster string) coordinator { return newRedisCoord(t, srv, cluster) })
+}
+
+// seqScenarios are the scenarios of every coordinator.
+var seqScenarios = []struct {
+	name string
+	run  func(t *testing.T, c coordinator)
 }{
-	{"etcd", func(t *testing.T, cluster string) coordinator { return startEtcdCoord(t, cluster) }},
-	{"redis", func(t *testing.T, cluster string) coordinator { return startRedisCoord(t, cluster) }},
+	{"lease lost to a partition", func(t *testing.T, c coordinator) {
+		seqLeaseLost(t, c, func(p *faultproxy.Proxy) { p.Blackhole(true) }, true)
+	}},
+	{"replies delayed past the TTL", func(t *testing.T, c coordinator) {
+		seqLeaseLost(t, c, func(p *faultproxy.Proxy) { p.Delay(ttl * 3 / 4) }, false)
+	}},
+	{"graceful handoff", seqGracefulHandoff},
+	{"two processes contending for one worker ID", seqContention},
+	{"detach and attach under load", seqDetachAttach},
+	{"destroy while serving", seqDestroy},
+}
+
+// runSeqScenarios runs every scenario on a coordinator of its own that
+// start returns.
+func runSeqScenarios(t *testing.T, start func(t *testing.T, cluster string) coordinator) {
+	for i, sc := range seqScenarios {
+		t.Run(sc.name, func(t *testing.T) { sc.run(t, start(t, fmt.Sprintf("seq%d", i))) })
+	}
 }
 
 // seqProc is a process's sequencer and the client under it.
@@ -188,7 +218,7 @@ func seqSpec(t *testing.T) string {
 // seqIDs is how many worker IDs seqName has.
 var seqIDs = sequencer.Definition{}.WorkerIDs()
 
-// etcdCoord is a 3-member embedded etcd.
+// etcdCoord is a sequence on a 3-member embedded etcd.
 type etcdCoord struct {
 	ec      *etcdtest.Cluster
 	ps      []*faultproxy.Proxy
@@ -197,9 +227,11 @@ type etcdCoord struct {
 	ns      *namespace
 }
 
-func startEtcdCoord(t *testing.T, cluster string) *etcdCoord {
+// newEtcdCoord defines seqName under the cluster prefix on ec, and puts
+// fault proxies of its own in front of ec's members.
+func newEtcdCoord(t *testing.T, ec *etcdtest.Cluster, cluster string) *etcdCoord {
 	t.Helper()
-	c := &etcdCoord{ec: etcdtest.Start(t, 3), cluster: cluster}
+	c := &etcdCoord{ec: ec, cluster: cluster}
 	c.ps, c.via = proxyAll(t, c.ec)
 	cli := c.ec.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -238,7 +270,7 @@ func (c *etcdCoord) reservation(t *testing.T, id int) (uint64, uint64) {
 	return c.ns.reservation(t, id)
 }
 
-// redisCoord is a Redis server with AOF on.
+// redisCoord is a sequence on a Redis server with AOF on.
 type redisCoord struct {
 	srv     *redistest.Server
 	proxy   *faultproxy.Proxy
@@ -247,9 +279,11 @@ type redisCoord struct {
 	ids     string // the key prefix of the sequence generation's worker IDs
 }
 
-func startRedisCoord(t *testing.T, cluster string) *redisCoord {
+// newRedisCoord defines seqName under the cluster prefix on srv, and puts
+// a fault proxy of its own in front of it.
+func newRedisCoord(t *testing.T, srv *redistest.Server, cluster string) *redisCoord {
 	t.Helper()
-	c := &redisCoord{srv: redistest.Start(t, safeRedis...), cluster: cluster}
+	c := &redisCoord{srv: srv, cluster: cluster}
 	p, err := faultproxy.Listen(c.srv.Addr)
 	if err != nil {
 		t.Fatal(err)
