@@ -119,12 +119,7 @@ func (p *seqProc) crash() {
 // serving waits up to d for p to serve and fails the test if it does not.
 func (p *seqProc) serving(t *testing.T, d time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	if st, err := p.Wait(ctx, sequencer.Serving); err != nil {
-		_, why := p.State()
-		t.Fatalf("%s not serving within %v: %v, %v (%s)", p.who, d, st, err, why)
-	}
+	p.waitState(t, d, sequencer.Serving)
 }
 
 // waitState waits up to d for p to be in one of states and returns when
