@@ -5,11 +5,14 @@ go 1.26.0
 replace github.com/floeid/floe => ../
 
 require (
+	github.com/redis/go-redis/v9 v9.23.0
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.etcd.io/etcd/server/v3 v3.7.3
 	go.uber.org/zap v1.28.0
 )
+
+require go.uber.org/atomic v1.12.0 // indirect
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -150,8 +150,15 @@ func (c *Cluster) Endpoints() []string {
 // authentication on, as root.
 func (c *Cluster) Client(tb testing.TB) *clientv3.Client {
 	tb.Helper()
+	return c.ClientOf(tb, c.Endpoints())
+}
+
+// ClientOf is Client on other endpoints: fault proxies in front of the
+// members, say, for a process whose network to etcd a test breaks.
+func (c *Cluster) ClientOf(tb testing.TB, endpoints []string) *clientv3.Client {
+	tb.Helper()
 	cfg := clientv3.Config{
-		Endpoints:   c.Endpoints(),
+		Endpoints:   endpoints,
 		DialTimeout: 5 * time.Second,
 		Logger:      zap.NewNop(),
 	}

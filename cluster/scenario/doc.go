@@ -7,6 +7,13 @@
 // a floedproc.Ledger and fails on any duplicate, then checks the property
 // of its fault: who serves a worker ID, how soon, and above which tick.
 //
+// The TestSeq scenarios (seq_*_test.go) do the same for the sequencer
+// package run in this process, as an application embeds it, on a
+// three-member etcd and on Redis: a lease lost to a partition or to
+// replies delayed past the TTL, etcd's quorum loss, a graceful handoff,
+// detach and attach under load, two processes contending for one worker
+// ID, and a destroy while serving.
+//
 // The package has tests only. Timings are short (2 s leases, 1 s
 // reservation windows) so that the whole package runs in a few minutes.
 package scenario

@@ -16,12 +16,18 @@ import (
 // closes it or a request times out. Every ID it receives goes into the
 // ledger and, with the time it arrived, into its batches.
 type feed struct {
-	led  *floedproc.Ledger
+	batchLog
 	opts feedOpts
 	dest atomic.Pointer[dest]
 	stop chan struct{}
 	once sync.Once
 	wg   sync.WaitGroup
+}
+
+// batchLog records the IDs a client received in a ledger and, with the
+// time each batch arrived, in its batches. It is safe for concurrent use.
+type batchLog struct {
+	led *floedproc.Ledger // immutable
 
 	mu      sync.Mutex
 	batches []batch // guarded by mu
@@ -72,7 +78,7 @@ func startFeed(t *testing.T, led *floedproc.Ledger, p *floedproc.Proc, who strin
 	if opts.timeout == 0 {
 		opts.timeout = time.Second
 	}
-	f := &feed{led: led, opts: opts, stop: make(chan struct{})}
+	f := &feed{batchLog: batchLog{led: led}, opts: opts, stop: make(chan struct{})}
 	f.point(p, who)
 	for range opts.conns {
 		f.wg.Add(1)
@@ -132,20 +138,20 @@ func (f *feed) run() {
 	}
 }
 
-func (f *feed) record(who string, ids []uint64) {
-	f.led.Add(who, ids...)
-	f.mu.Lock()
-	f.batches = append(f.batches, batch{who: who, at: time.Now(), ids: ids})
-	f.mu.Unlock()
+func (l *batchLog) record(who string, ids []uint64) {
+	l.led.Add(who, ids...)
+	l.mu.Lock()
+	l.batches = append(l.batches, batch{who: who, at: time.Now(), ids: ids})
+	l.mu.Unlock()
 }
 
 // received returns the batches that arrived from who ("" for anyone) at
 // or after from and before to (a zero to for no end).
-func (f *feed) received(who string, from, to time.Time) []batch {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (l *batchLog) received(who string, from, to time.Time) []batch {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var out []batch
-	for _, b := range f.batches {
+	for _, b := range l.batches {
 		if (who == "" || b.who == who) && !b.at.Before(from) && (to.IsZero() || b.at.Before(to)) {
 			out = append(out, b)
 		}
@@ -154,14 +160,14 @@ func (f *feed) received(who string, from, to time.Time) []batch {
 }
 
 // all returns every batch from who ("" for anyone).
-func (f *feed) all(who string) []batch { return f.received(who, time.Time{}, time.Time{}) }
+func (l *batchLog) all(who string) []batch { return l.received(who, time.Time{}, time.Time{}) }
 
 // waitServed waits up to d for a batch from who that arrived at or after
 // from, and returns it.
-func (f *feed) waitServed(who string, from time.Time, d time.Duration) (batch, bool) {
+func (l *batchLog) waitServed(who string, from time.Time, d time.Duration) (batch, bool) {
 	var got batch
 	ok := floedproc.WaitFor(d, func() bool {
-		bs := f.received(who, from, time.Time{})
+		bs := l.received(who, from, time.Time{})
 		if len(bs) == 0 {
 			return false
 		}

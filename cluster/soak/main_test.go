@@ -15,6 +15,7 @@ import (
 var (
 	soakFlag  = flag.Duration("soak", 0, "run TestSoak's faults for this long, e.g. 60s ($FLOE_SOAK); 0 skips it")
 	nodesFlag = flag.Int("soak.nodes", 3, "floed nodes in the soak, at least 2")
+	seqsFlag  = flag.Int("soak.seqs", 2, "in-process sequencers of the soak's sequence next to the floed nodes, at least 0")
 	seedFlag  = flag.Uint64("soak.seed", 0, "the nemesis's seed, to replay a soak; 0 picks one")
 	logsFlag  = flag.String("soak.logs", "", "write each floed process's log to this directory as NODE#N.log")
 )

@@ -31,6 +31,9 @@ func TestSoak(t *testing.T) {
 	if k < 2 {
 		t.Fatalf("-soak.nodes %d: want at least 2", k)
 	}
+	if *seqsFlag < 0 {
+		t.Fatalf("-soak.seqs %d: want at least 0", *seqsFlag)
+	}
 	// Setup, the last heals, recovery and teardown take well under a
 	// minute.
 	if dl, ok := t.Deadline(); ok && time.Until(dl) < d+time.Minute {
@@ -40,7 +43,7 @@ func TestSoak(t *testing.T) {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	fmt.Printf("soak: seed %d, %d nodes, %v of faults (replay with -soak.seed %d)\n", seed, k, d, seed)
+	fmt.Printf("soak: seed %d, %d nodes, %d in-process sequencers, %v of faults (replay with -soak.seed %d)\n", seed, k, *seqsFlag, d, seed)
 
 	began := time.Now()
 	ec := etcdtest.Start(t, 3)
@@ -58,8 +61,10 @@ func TestSoak(t *testing.T) {
 	}
 	led := floedproc.NewLedger()
 	stopClients := startClients(t, nodes, led)
-	if !floedproc.WaitFor(10*time.Second, func() bool { return allServedSince(nodes, 0) }) {
-		t.Fatal("a node served nothing within 10 s of the start")
+	seqs, stopSeqs := startSeqs(t, *seqsFlag, ec, base, led)
+	everyone := append(append([]*node(nil), nodes...), seqs...)
+	if !floedproc.WaitFor(10*time.Second, func() bool { return allServedSince(everyone, 0) }) {
+		t.Fatal("a node or an in-process sequencer served nothing within 10 s of the start")
 	}
 
 	from := time.Since(base)
@@ -67,12 +72,13 @@ func TestSoak(t *testing.T) {
 	nm := newNemesis(t, seed, ec, nodes, base)
 	nm.run(from, from+d)
 	healed := time.Since(base)
-	recovered := awaitRecovery(nodes, base, healed)
+	recovered := awaitRecovery(everyone, base, healed)
 	end := time.Since(base)
 	stopClients()
+	stopSeqs()
 
-	r := evaluate(nodes, nm, led, from, end, recovered)
-	r.log(t, nodes, nm, led, healed)
+	r := evaluate(everyone, nm, led, from, end, recovered)
+	r.log(t, everyone, nm, led, healed)
 	// Stop everything now rather than in the cleanups, to report the
 	// whole time.
 	for _, n := range nodes {
