@@ -21,11 +21,12 @@ type counts struct {
 	releases   atomic.Int64 // transactions deleting an owner key: Release
 	otherTxns  atomic.Int64 // other transactions: the catalog's, the read of the held IDs
 	gets       atomic.Int64 // plain reads: the catalog's
+	kvsRead    atomic.Int64 // keys returned by reads and transactions
 }
 
 // tally is a plain copy of counts, for arithmetic.
 type tally struct {
-	grants, keepalives, revokes, claims, lostClaims, reserves, releases, otherTxns, gets int64
+	grants, keepalives, revokes, claims, lostClaims, reserves, releases, otherTxns, gets, kvsRead int64
 }
 
 func (c *counts) load() tally {
@@ -33,6 +34,7 @@ func (c *counts) load() tally {
 		grants: c.grants.Load(), keepalives: c.keepalives.Load(), revokes: c.revokes.Load(),
 		claims: c.claims.Load(), lostClaims: c.lostClaims.Load(), reserves: c.reserves.Load(),
 		releases: c.releases.Load(), otherTxns: c.otherTxns.Load(), gets: c.gets.Load(),
+		kvsRead: c.kvsRead.Load(),
 	}
 }
 
@@ -41,6 +43,7 @@ func (a tally) add(b tally) tally {
 		grants: a.grants + b.grants, keepalives: a.keepalives + b.keepalives, revokes: a.revokes + b.revokes,
 		claims: a.claims + b.claims, lostClaims: a.lostClaims + b.lostClaims, reserves: a.reserves + b.reserves,
 		releases: a.releases + b.releases, otherTxns: a.otherTxns + b.otherTxns, gets: a.gets + b.gets,
+		kvsRead: a.kvsRead + b.kvsRead,
 	}
 }
 
@@ -49,6 +52,7 @@ func (a tally) sub(b tally) tally {
 		grants: a.grants - b.grants, keepalives: a.keepalives - b.keepalives, revokes: a.revokes - b.revokes,
 		claims: a.claims - b.claims, lostClaims: a.lostClaims - b.lostClaims, reserves: a.reserves - b.reserves,
 		releases: a.releases - b.releases, otherTxns: a.otherTxns - b.otherTxns, gets: a.gets - b.gets,
+		kvsRead: a.kvsRead - b.kvsRead,
 	}
 }
 
@@ -71,7 +75,11 @@ type countingKV struct {
 
 func (k countingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	k.c.gets.Add(1)
-	return k.KV.Get(ctx, key, opts...)
+	resp, err := k.KV.Get(ctx, key, opts...)
+	if err == nil {
+		k.c.kvsRead.Add(int64(len(resp.Kvs)))
+	}
+	return resp, err
 }
 
 func (k countingKV) Txn(ctx context.Context) clientv3.Txn {
@@ -116,6 +124,11 @@ func (t *countingTxn) Commit() (*clientv3.TxnResponse, error) {
 		}
 	}
 	resp, err := t.txn.Commit()
+	if err == nil {
+		for _, r := range resp.Responses {
+			t.c.kvsRead.Add(int64(len(r.GetResponseRange().GetKvs())))
+		}
+	}
 	switch {
 	case putsOwner:
 		t.c.claims.Add(1)
