@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -22,11 +23,15 @@ type counts struct {
 	otherTxns  atomic.Int64 // other transactions: the catalog's, the read of the held IDs
 	gets       atomic.Int64 // plain reads: the catalog's
 	kvsRead    atomic.Int64 // keys returned by reads and transactions
+
+	// The time spent waiting for etcd's answers, in nanoseconds.
+	grantWait, claimWait, reserveWait, otherWait atomic.Int64
 }
 
 // tally is a plain copy of counts, for arithmetic.
 type tally struct {
 	grants, keepalives, revokes, claims, lostClaims, reserves, releases, otherTxns, gets, kvsRead int64
+	grantWait, claimWait, reserveWait, otherWait                                                  time.Duration
 }
 
 func (c *counts) load() tally {
@@ -34,7 +39,9 @@ func (c *counts) load() tally {
 		grants: c.grants.Load(), keepalives: c.keepalives.Load(), revokes: c.revokes.Load(),
 		claims: c.claims.Load(), lostClaims: c.lostClaims.Load(), reserves: c.reserves.Load(),
 		releases: c.releases.Load(), otherTxns: c.otherTxns.Load(), gets: c.gets.Load(),
-		kvsRead: c.kvsRead.Load(),
+		kvsRead:   c.kvsRead.Load(),
+		grantWait: time.Duration(c.grantWait.Load()), claimWait: time.Duration(c.claimWait.Load()),
+		reserveWait: time.Duration(c.reserveWait.Load()), otherWait: time.Duration(c.otherWait.Load()),
 	}
 }
 
@@ -43,7 +50,9 @@ func (a tally) add(b tally) tally {
 		grants: a.grants + b.grants, keepalives: a.keepalives + b.keepalives, revokes: a.revokes + b.revokes,
 		claims: a.claims + b.claims, lostClaims: a.lostClaims + b.lostClaims, reserves: a.reserves + b.reserves,
 		releases: a.releases + b.releases, otherTxns: a.otherTxns + b.otherTxns, gets: a.gets + b.gets,
-		kvsRead: a.kvsRead + b.kvsRead,
+		kvsRead:   a.kvsRead + b.kvsRead,
+		grantWait: a.grantWait + b.grantWait, claimWait: a.claimWait + b.claimWait,
+		reserveWait: a.reserveWait + b.reserveWait, otherWait: a.otherWait + b.otherWait,
 	}
 }
 
@@ -52,7 +61,9 @@ func (a tally) sub(b tally) tally {
 		grants: a.grants - b.grants, keepalives: a.keepalives - b.keepalives, revokes: a.revokes - b.revokes,
 		claims: a.claims - b.claims, lostClaims: a.lostClaims - b.lostClaims, reserves: a.reserves - b.reserves,
 		releases: a.releases - b.releases, otherTxns: a.otherTxns - b.otherTxns, gets: a.gets - b.gets,
-		kvsRead: a.kvsRead - b.kvsRead,
+		kvsRead:   a.kvsRead - b.kvsRead,
+		grantWait: a.grantWait - b.grantWait, claimWait: a.claimWait - b.claimWait,
+		reserveWait: a.reserveWait - b.reserveWait, otherWait: a.otherWait - b.otherWait,
 	}
 }
 
@@ -123,7 +134,9 @@ func (t *countingTxn) Commit() (*clientv3.TxnResponse, error) {
 			deletesOwner = true
 		}
 	}
+	began := time.Now()
 	resp, err := t.txn.Commit()
+	took := int64(time.Since(began))
 	if err == nil {
 		for _, r := range resp.Responses {
 			t.c.kvsRead.Add(int64(len(r.GetResponseRange().GetKvs())))
@@ -132,6 +145,7 @@ func (t *countingTxn) Commit() (*clientv3.TxnResponse, error) {
 	switch {
 	case putsOwner:
 		t.c.claims.Add(1)
+		t.c.claimWait.Add(took)
 		if err == nil && !resp.Succeeded {
 			t.c.lostClaims.Add(1)
 		}
@@ -139,8 +153,10 @@ func (t *countingTxn) Commit() (*clientv3.TxnResponse, error) {
 		t.c.releases.Add(1)
 	case putsReserved:
 		t.c.reserves.Add(1)
+		t.c.reserveWait.Add(took)
 	default:
 		t.c.otherTxns.Add(1)
+		t.c.otherWait.Add(took)
 	}
 	return resp, err
 }
@@ -152,7 +168,10 @@ type countingLease struct {
 
 func (l countingLease) Grant(ctx context.Context, ttl int64) (*clientv3.LeaseGrantResponse, error) {
 	l.c.grants.Add(1)
-	return l.Lease.Grant(ctx, ttl)
+	began := time.Now()
+	resp, err := l.Lease.Grant(ctx, ttl)
+	l.c.grantWait.Add(int64(time.Since(began)))
+	return resp, err
 }
 
 func (l countingLease) Revoke(ctx context.Context, id clientv3.LeaseID) (*clientv3.LeaseRevokeResponse, error) {

@@ -27,7 +27,7 @@ import (
 // so that a claim reads what it would read in a full fleet.
 func TestScaleFullClaim(t *testing.T) {
 	o := setup(t)
-	ec := etcdtest.Start(t, 3)
+	ec := etcdtest.StartTimers(t, 3, o.timers())
 	ctx := etcdtest.Ctx(t, 10*time.Minute)
 	const nodes = 8192
 	def, err := sequencer.Snowcast(epoch, nodes)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/cluster/etcdtest"
 )
 
 var (
@@ -15,6 +17,7 @@ var (
 	steadyFlag = flag.Duration("scale.steady", 10*time.Second, "TestScaleStart: how long to count the steady-state etcd requests, at least 1s")
 	idsFlag    = flag.Int("scale.ids", 1000, "TestScaleStart: IDs each sequencer issues, twice, for the duplicate check, 1..100000")
 	triesFlag  = flag.Int("scale.tries", 9, "TestScaleFullClaim: timed claims of each kind, 1..100")
+	electFlag  = flag.Duration("scale.election", time.Second, "etcd's election timeout, 10ms..10s; the heartbeat is a tenth of it (etcd's defaults: 1s and 100ms; the other cluster tests run 100ms)")
 )
 
 // options are the scale tests' settings.
@@ -23,6 +26,12 @@ type options struct {
 	steady time.Duration // the steady-state window
 	ids    int           // IDs each sequencer issues per round
 	tries  int           // timed claims of the full namespace
+	elect  time.Duration // etcd's election timeout
+}
+
+// timers are the raft timers of the scale tests' etcd members.
+func (o options) timers() etcdtest.Timers {
+	return etcdtest.Timers{Heartbeat: o.elect / 10, Election: o.elect}
 }
 
 // maxSequencers is how many sequencers a snowcast-1024 sequence serves.
@@ -39,6 +48,8 @@ func (o options) validate() error {
 		return fmt.Errorf("-scale.ids %d: want 1..100000", o.ids)
 	case o.tries < 1 || o.tries > 100:
 		return fmt.Errorf("-scale.tries %d: want 1..100", o.tries)
+	case o.elect < 10*time.Millisecond || o.elect > 10*time.Second || o.elect%(10*time.Millisecond) != 0:
+		return fmt.Errorf("-scale.election %v: want 10ms..10s in whole 10ms", o.elect)
 	}
 	return nil
 }
@@ -71,7 +82,7 @@ func setup(t *testing.T) options {
 	if !on {
 		t.Skip("a scale test: run it with -scale or FLOE_SCALE=1")
 	}
-	o := options{n: *nFlag, steady: *steadyFlag, ids: *idsFlag, tries: *triesFlag}
+	o := options{n: *nFlag, steady: *steadyFlag, ids: *idsFlag, tries: *triesFlag, elect: *electFlag}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +90,7 @@ func setup(t *testing.T) options {
 }
 
 func TestOptions(t *testing.T) {
-	good := options{n: 1024, steady: 10 * time.Second, ids: 1000, tries: 9}
+	good := options{n: 1024, steady: 10 * time.Second, ids: 1000, tries: 9, elect: time.Second}
 	for _, tc := range []struct {
 		name string
 		edit func(*options)
@@ -93,6 +104,10 @@ func TestOptions(t *testing.T) {
 		{"no ids", func(o *options) { o.ids = 0 }, "-scale.ids 0: want 1..100000"},
 		{"no tries", func(o *options) { o.tries = 0 }, "-scale.tries 0: want 1..100"},
 		{"too many tries", func(o *options) { o.tries = 101 }, "-scale.tries 101: want 1..100"},
+		{"the test timers", func(o *options) { o.elect = 100 * time.Millisecond }, ""},
+		{"a short election timeout", func(o *options) { o.elect = 5 * time.Millisecond }, "-scale.election 5ms: want 10ms..10s in whole 10ms"},
+		{"a long election timeout", func(o *options) { o.elect = 11 * time.Second }, "-scale.election 11s: want 10ms..10s in whole 10ms"},
+		{"an election timeout of a broken heartbeat", func(o *options) { o.elect = 1005 * time.Millisecond }, "-scale.election 1.005s: want 10ms..10s in whole 10ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := good

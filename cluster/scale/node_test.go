@@ -29,7 +29,8 @@ type node struct {
 	counts counts
 
 	sq       *sequencer.Sequencer
-	err      error         // why Open or the wait for serving failed
+	err      error         // why the wait for serving failed, or the last Open
+	failed   []error       // the Opens that failed and were tried again
 	openTook time.Duration // Open's return
 	latency  time.Duration // Open's start to serving
 	claimed  tally         // the requests sent until serving
@@ -84,15 +85,30 @@ func config(cli *clientv3.Client, name string, def sequencer.Definition, ownerNa
 	}
 }
 
-// open opens nd's sequencer and waits until it serves.
+// reopen is how long a pod whose Open failed waits before it opens again,
+// as a restarted pod would.
+const reopen = 200 * time.Millisecond
+
+// open opens nd's sequencer, again after a failure as a restarted pod
+// would, until ctx ends, and waits until it serves.
 func (nd *node) open(ctx context.Context, name string, def sequencer.Definition) {
 	began := time.Now()
-	sq, err := sequencer.Open(ctx, config(nd.cli, name, def, owner(nd.i)))
-	nd.openTook = time.Since(began)
-	if err != nil {
-		nd.err = fmt.Errorf("pod %d: Open: %w", nd.i, err)
-		return
+	var sq *sequencer.Sequencer
+	for {
+		var err error
+		sq, err = sequencer.Open(ctx, config(nd.cli, name, def, owner(nd.i)))
+		if err == nil {
+			break
+		}
+		nd.failed = append(nd.failed, err)
+		select {
+		case <-time.After(reopen):
+		case <-ctx.Done():
+			nd.err = fmt.Errorf("pod %d: Open: %w", nd.i, err)
+			return
+		}
 	}
+	nd.openTook = time.Since(began)
 	nd.sq = sq
 	if _, err := sq.Wait(ctx, sequencer.Serving); err != nil {
 		nd.err = fmt.Errorf("pod %d: waiting to serve: %w", nd.i, err)

@@ -1,8 +1,11 @@
 package scale_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -32,7 +35,7 @@ const (
 // and no ID issued twice.
 func TestScaleStart(t *testing.T) {
 	o := setup(t)
-	ec := etcdtest.Start(t, 3)
+	ec := etcdtest.StartTimers(t, 3, o.timers())
 	ctx := etcdtest.Ctx(t, 30*time.Minute)
 	def, err := sequencer.Snowcast(epoch, maxSequencers)
 	if err != nil {
@@ -107,7 +110,13 @@ func TestScaleStart(t *testing.T) {
 	opened := make([]time.Duration, 0, len(nodes))
 	attempts := make([]time.Duration, 0, len(nodes)) // claim transactions, as a count
 	var claimed tally
+	var failed []error
+	retried := 0
 	for _, nd := range nodes {
+		failed = append(failed, nd.failed...)
+		if len(nd.failed) > 0 {
+			retried++
+		}
 		lat = append(lat, nd.latency)
 		opened = append(opened, nd.openTook)
 		attempts = append(attempts, time.Duration(nd.claimed.claims))
@@ -124,9 +133,17 @@ func TestScaleStart(t *testing.T) {
 	tb.row("  claim transactions per pod mean / p99 / max",
 		fmt.Sprintf("%.2f / %d / %d", float64(claimed.claims)/n, int64(percentile(attempts, 99)), int64(percentile(attempts, 100))),
 		fmt.Sprintf("%d lost to another pod in all", claimed.lostClaims))
+	tb.row("  Opens failed and tried again", fmt.Sprintf("%d, by %d pods", len(failed), retried), "")
+	for _, k := range kinds(failed, 3) {
+		tb.row("", "", k)
+	}
 	tb.row("  etcd requests per pod until serving", fmt.Sprintf("%.2f", float64(claimed.requests())/n),
 		fmt.Sprintf("grants %d, claim txns %d, reserves %d, other txns %d, gets %d, revokes %d",
 			claimed.grants, claimed.claims, claimed.reserves, claimed.otherTxns, claimed.gets, claimed.revokes))
+	mean := func(d time.Duration, n int64) string { return ms(d / time.Duration(max(n, 1))) }
+	tb.row("  etcd answer, mean: grant / read / claim txn / reserve", mean(claimed.grantWait, claimed.grants)+" / "+mean(claimed.otherWait, claimed.otherTxns)+" / "+
+		mean(claimed.claimWait, claimed.claims)+" / "+mean(claimed.reserveWait, claimed.reserves),
+		fmt.Sprintf("%s a pod in all, of %s p50 to serve", mean(claimed.grantWait+claimed.otherWait+claimed.claimWait+claimed.reserveWait, int64(o.n)), ms(percentile(lat, 50))))
 	sec := elapsed.Seconds()
 	tb.row(fmt.Sprintf("steady state over %.1f s", sec), "measured", "expected")
 	tb.row("  reservation writes/s (client)", fmt.Sprintf("%.1f", float64(steady.reserves)/sec),
@@ -145,6 +162,23 @@ func TestScaleStart(t *testing.T) {
 	tb.row("  IDs issued", fmt.Sprintf("%d, 0 duplicated", issued), "")
 	tb.row("close", ms(closing), fmt.Sprintf("CPU %.2f s", closeCPU.Seconds()))
 	t.Log("\n" + tb.String())
+}
+
+// kinds returns the most frequent of errs' texts, digits masked, with
+// their counts.
+func kinds(errs []error, most int) []string {
+	digits := regexp.MustCompile(`[0-9]+`)
+	n := make(map[string]int)
+	for _, err := range errs {
+		n[digits.ReplaceAllString(err.Error(), "N")]++
+	}
+	texts := slices.Collect(maps.Keys(n))
+	slices.SortFunc(texts, func(a, b string) int { return cmp.Or(n[b]-n[a], strings.Compare(a, b)) })
+	var out []string
+	for _, text := range texts[:min(most, len(texts))] {
+		out = append(out, fmt.Sprintf("%d× %s", n[text], text))
+	}
+	return out
 }
 
 // sum adds the requests of every node's client.
