@@ -3,7 +3,9 @@ package scale_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +33,8 @@ type node struct {
 	sq       *sequencer.Sequencer
 	err      error         // why the wait for serving failed, or the last Open
 	failed   []error       // the Opens that failed and were tried again
+	failures atomic.Int64  // len(failed), for the progress report
+	serving  atomic.Bool   // open reached serving
 	openTook time.Duration // Open's return
 	latency  time.Duration // Open's start to serving
 	claimed  tally         // the requests sent until serving
@@ -85,24 +89,33 @@ func config(cli *clientv3.Client, name string, def sequencer.Definition, ownerNa
 	}
 }
 
-// reopen is how long a pod whose Open failed waits before it opens again,
-// as a restarted pod would.
-const reopen = 200 * time.Millisecond
+// A pod whose Open failed opens again after a back-off that starts at
+// reopen and doubles up to maxReopen, with up to half of it added at
+// random, as a restarted pod would: a fixed short wait made the failed
+// claims of an overloaded etcd feed themselves.
+const (
+	reopen    = 200 * time.Millisecond
+	maxReopen = 10 * time.Second
+)
 
 // open opens nd's sequencer, again after a failure as a restarted pod
 // would, until ctx ends, and waits until it serves.
 func (nd *node) open(ctx context.Context, name string, def sequencer.Definition) {
 	began := time.Now()
 	var sq *sequencer.Sequencer
+	backoff := reopen
 	for {
 		var err error
 		sq, err = sequencer.Open(ctx, config(nd.cli, name, def, owner(nd.i)))
 		if err == nil {
 			break
 		}
+		nd.failures.Add(1)
 		nd.failed = append(nd.failed, err)
+		wait := backoff + rand.N(backoff/2)
+		backoff = min(2*backoff, maxReopen)
 		select {
-		case <-time.After(reopen):
+		case <-time.After(wait):
 		case <-ctx.Done():
 			nd.err = fmt.Errorf("pod %d: Open: %w", nd.i, err)
 			return
@@ -116,6 +129,7 @@ func (nd *node) open(ctx context.Context, name string, def sequencer.Definition)
 	}
 	nd.latency = time.Since(began)
 	nd.claimed = nd.counts.load()
+	nd.serving.Store(true)
 }
 
 // issue takes n IDs from nd's sequencer.

@@ -67,7 +67,7 @@ func TestScaleStart(t *testing.T) {
 	}
 	cpu0, t0 := cpuTime(), time.Now()
 	close(start)
-	wg.Wait()
+	progress(t, &wg, nodes, t0)
 	allServing, startCPU := time.Since(t0), cpuTime()-cpu0
 	var errs []error
 	for _, nd := range nodes {
@@ -162,6 +162,34 @@ func TestScaleStart(t *testing.T) {
 	tb.row("  IDs issued", fmt.Sprintf("%d, 0 duplicated", issued), "")
 	tb.row("close", ms(closing), fmt.Sprintf("CPU %.2f s", closeCPU.Seconds()))
 	t.Log("\n" + tb.String())
+}
+
+// progress waits for wg and logs every 15 s how many nodes serve and how
+// many Opens failed.
+func progress(t *testing.T, wg *sync.WaitGroup, nodes []*node, t0 time.Time) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	tick := time.NewTicker(15 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		serving, failed := 0, int64(0)
+		for _, nd := range nodes {
+			if nd.serving.Load() {
+				serving++
+			}
+			failed += nd.failures.Load()
+		}
+		t.Logf("after %v: %d of %d serving, %d Opens failed", time.Since(t0).Round(time.Second), serving, len(nodes), failed)
+	}
 }
 
 // kinds returns the most frequent of errs' texts, digits masked, with
