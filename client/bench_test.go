@@ -13,6 +13,8 @@ import (
 	"github.com/floeid/floe/client"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/wire"
+	"github.com/floeid/floe/sequencer"
+	"github.com/floeid/floe/workerid/workeridtest"
 )
 
 // BenchmarkClient_Next calls Next from many goroutines against one fake
@@ -161,3 +163,71 @@ func (c countingConn) Write(p []byte) (int, error) {
 	c.n.Add(int64(len(p)))
 	return c.Conn.Write(p)
 }
+
+// BenchmarkNextInProcess compares an ID from a sequencer in the process
+// with one from floed over the loopback interface, in the same run:
+// Next64 on an attached id64 sequencer (on the wide layout of the
+// sequencer's own benchmarks, whose sequence does not cap it, and on
+// floed's twitter layout, whose 4,096 IDs a millisecond do), then
+// client.Next against floed's server in this process from one goroutine
+// (a round trip per ID) and from eight (batched). The client
+// sub-benchmarks report x-sequencer: their ns/op over the wide
+// sequencer's.
+func BenchmarkNextInProcess(b *testing.B) {
+	var seqNs float64 // ns/op of the wide sequencer in this run
+	for _, bc := range []struct {
+		name   string
+		layout id64.Layout
+	}{
+		{"sequencer wide", wideLayout},
+		{"sequencer twitter", id64.Twitter},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			sq, err := sequencer.Open(context.Background(), sequencer.Config{
+				Name: "bench", Definition: sequencer.Definition{Layout: bc.layout}, Source: workeridtest.NewMemSource(4),
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sq.Close(context.Background())
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := sq.Next64(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if bc.layout == wideLayout {
+				seqNs = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			}
+		})
+	}
+	addr := startFloed(b, 1, "")
+	for _, bc := range []struct {
+		name       string
+		goroutines int
+	}{
+		{"client 1 goroutine", 1},
+		{"client 8 goroutines", 8},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			c := newClient(b, []string{addr})
+			ctx := context.Background()
+			if _, err := c.Next(ctx); err != nil { // dials
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			spread(b, bc.goroutines, func() error {
+				_, err := c.Next(ctx)
+				return err
+			})
+			if seqNs > 0 {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/seqNs, "x-sequencer")
+			}
+		})
+	}
+}
+
+// wideLayout is a layout whose sequence (20 bits, a million per
+// millisecond) does not cap a generator, as in the sequencer's benchmarks.
+var wideLayout = id64.Layout{Epoch: id64.Twitter.Epoch, Unit: time.Millisecond, TimeBits: 41, WorkerBits: 2, SequenceBits: 20}

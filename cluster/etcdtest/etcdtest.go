@@ -47,6 +47,7 @@ type Member struct {
 	dir        string
 	initial    string    // the initial-cluster string
 	sec        *Security // nil: a plain client port
+	timers     Timers
 
 	mu      sync.Mutex
 	etcd    *embed.Etcd   // guarded by mu: nil while stopped
@@ -56,17 +57,41 @@ type Member struct {
 
 // Start runs a cluster of n members and waits until it has a leader. The
 // members stop when the test ends; clients the test made must be closed
-// before (register their Close with t.Cleanup after calling Start).
+// before (register their Close with t.Cleanup after calling Start). Its
+// raft timers are fast: a heartbeat every 10 ms and an election after
+// 100 ms without one.
 func Start(tb testing.TB, n int) *Cluster {
 	tb.Helper()
-	return start(tb, n, nil)
+	return start(tb, n, nil, fastTimers)
+}
+
+// Timers are the raft timers of the members: the heartbeat interval and
+// the election timeout, in whole milliseconds.
+type Timers struct {
+	Heartbeat, Election time.Duration
+}
+
+// fastTimers are Start's timers, which fail over quickly.
+var fastTimers = Timers{Heartbeat: 10 * time.Millisecond, Election: 100 * time.Millisecond}
+
+// ProductionTimers are etcd's default timers.
+var ProductionTimers = Timers{Heartbeat: 100 * time.Millisecond, Election: time.Second}
+
+// StartTimers is Start with the raft timers tm; the election timeout must
+// be at least five heartbeats, as etcd requires.
+func StartTimers(tb testing.TB, n int, tm Timers) *Cluster {
+	tb.Helper()
+	if tm.Heartbeat < time.Millisecond || tm.Election < 5*tm.Heartbeat {
+		tb.Fatalf("etcdtest: timers %v heartbeat, %v election: want a heartbeat of at least 1ms and an election timeout of at least 5 heartbeats", tm.Heartbeat, tm.Election)
+	}
+	return start(tb, n, nil, tm)
 }
 
 // StartSecure is Start with TLS on the client ports and, with a root
 // password, authentication on.
 func StartSecure(tb testing.TB, n int, sec Security) *Cluster {
 	tb.Helper()
-	c := start(tb, n, &sec)
+	c := start(tb, n, &sec, fastTimers)
 	if sec.RootPassword != "" {
 		c.enableAuth(tb)
 	}
@@ -78,10 +103,10 @@ func StartSecure(tb testing.TB, n int, sec Security) *Cluster {
 // parallel.
 const startAttempts = 5
 
-func start(tb testing.TB, n int, sec *Security) *Cluster {
+func start(tb testing.TB, n int, sec *Security, tm Timers) *Cluster {
 	tb.Helper()
 	for range startAttempts - 1 {
-		c, err := tryStart(tb, n, sec)
+		c, err := tryStart(tb, n, sec, tm)
 		if err == nil {
 			return c
 		}
@@ -90,7 +115,7 @@ func start(tb testing.TB, n int, sec *Security) *Cluster {
 			tb.Fatalf("etcdtest: %v", err)
 		}
 	}
-	c, err := tryStart(tb, n, sec)
+	c, err := tryStart(tb, n, sec, tm)
 	if err != nil {
 		tb.Fatalf("etcdtest: %v", err)
 	}
@@ -99,7 +124,7 @@ func start(tb testing.TB, n int, sec *Security) *Cluster {
 
 // tryStart starts a cluster of n members on fresh ports; the caller stops
 // it after an error.
-func tryStart(tb testing.TB, n int, sec *Security) (*Cluster, error) {
+func tryStart(tb testing.TB, n int, sec *Security, tm Timers) (*Cluster, error) {
 	tb.Helper()
 	c := &Cluster{tb: tb, sec: sec}
 	var initial []string
@@ -110,6 +135,7 @@ func tryStart(tb testing.TB, n int, sec *Security) (*Cluster, error) {
 			PeerAddr:   freeAddr(tb),
 			dir:        tb.TempDir(),
 			sec:        sec,
+			timers:     tm,
 		}
 		c.members = append(c.members, m)
 		initial = append(initial, m.Name+"=http://"+m.PeerAddr)
@@ -288,6 +314,18 @@ func (m *Member) Restart(tb testing.TB) {
 	}
 }
 
+// Timers returns the member's raft timers, as its etcd server runs them;
+// the zero Timers while it is stopped.
+func (m *Member) Timers() Timers {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.etcd == nil {
+		return Timers{}
+	}
+	cfg := m.etcd.Server.Cfg
+	return Timers{Heartbeat: time.Duration(cfg.TickMs) * time.Millisecond, Election: time.Duration(cfg.ElectionTicks) * time.Duration(cfg.TickMs) * time.Millisecond}
+}
+
 // Running reports whether the member is started.
 func (m *Member) Running() bool {
 	m.mu.Lock()
@@ -305,8 +343,8 @@ func (m *Member) start() error {
 	cfg := embed.NewConfig()
 	cfg.Name = m.Name
 	cfg.Dir = m.dir
-	cfg.TickMs = 10
-	cfg.ElectionMs = 100
+	cfg.TickMs = uint(m.timers.Heartbeat / time.Millisecond)
+	cfg.ElectionMs = uint(m.timers.Election / time.Millisecond)
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	peer := url.URL{Scheme: "http", Host: m.PeerAddr}
 	client := url.URL{Scheme: "http", Host: m.ClientAddr}

@@ -28,3 +28,26 @@ func TestCluster_PutGetAcrossLeaderLoss(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+func TestStartTimers(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		start func(t *testing.T) *etcdtest.Cluster
+		want  etcdtest.Timers
+	}{
+		{"start runs fast timers", func(t *testing.T) *etcdtest.Cluster { return etcdtest.Start(t, 1) },
+			etcdtest.Timers{Heartbeat: 10 * time.Millisecond, Election: 100 * time.Millisecond}},
+		{"production timers", func(t *testing.T) *etcdtest.Cluster { return etcdtest.StartTimers(t, 1, etcdtest.ProductionTimers) },
+			etcdtest.Timers{Heartbeat: 100 * time.Millisecond, Election: time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.start(t)
+			if got := c.Members()[0].Timers(); got != tc.want {
+				t.Errorf("Timers() = %+v, want %+v", got, tc.want)
+			}
+			if _, err := c.Client(t).Put(etcdtest.Ctx(t, 10*time.Second), "k", "v"); err != nil {
+				t.Errorf("put: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,33 @@
+// Package scale measures sequencers the way a fleet of pods would run
+// them: many sequencers on one three-member embedded etcd, each with its
+// own etcd client and lease, started at once on one snowcast-N sequence
+// of an etcd catalog.
+//
+// TestScaleStart starts -scale.n sequencers (default 1,024) on a
+// snowcast-1024 sequence and reports the time until all serve, the claim
+// latency of each (Open to serving) at p50, p99 and max, the etcd requests
+// of the claims and how long they waited for etcd, the steady-state etcd
+// writes and keepalives per second over -scale.steady (counted by each
+// client, and by etcd's own metrics) beside what the reservation window
+// and the lease TTL predict, and checks that no two sequencers hold one
+// worker ID and that no ID is issued twice. A pod whose Open fails opens
+// again after 200 ms, as a restarted pod would; the failures are counted.
+//
+// TestScaleFullClaim holds 8,191 of the 8,192 worker IDs of a
+// snowcast-8192 sequence and times the claim of the last free one, against
+// the same claim in an empty namespace.
+//
+// The etcd members run etcd's default raft timers (a 100 ms heartbeat, a
+// 1 s election timeout); -scale.election 100ms runs the fast timers of the
+// other cluster tests, under which a loaded leader loses its term and
+// claims fail with "leader changed".
+//
+// The tests are heavy, so they run only when asked, never under -short,
+// and without -race:
+//
+//	go test ./scale -run TestScale -scale -v -timeout 30m
+//	go test ./scale -run TestScaleStart -scale -scale.n 64 -v
+//
+// or with FLOE_SCALE=1 in the environment. They report with t.Logf and
+// assert no timings, only the absence of duplicates and failures.
+package scale
