@@ -221,7 +221,12 @@ func (c *Catalog) WaitGone(ctx context.Context, name string, gen int64) error {
 				return ctx.Err()
 			case <-tick.C:
 				heard = true
-			case m := <-msgs:
+			case m, ok := <-msgs:
+				if !ok {
+					// The subscription ended: the reads each second go on.
+					msgs = nil
+					continue
+				}
 				heard = m.Payload == name
 			}
 		}
