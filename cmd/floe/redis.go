@@ -15,11 +15,24 @@ import (
 	"github.com/floeid/floe/redisgen"
 )
 
+func redisUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: floe redis init "+synopses["redis init"])
+	fmt.Fprintln(w, "       floe redis get "+synopses["redis get"])
+	fmt.Fprintln(w, `Run "floe redis init -h" or "floe redis get -h" for their flags.`)
+}
+
 // runRedis runs "floe redis init" and "floe redis get".
 func runRedis(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "init" && args[0] != "get") {
-		fmt.Fprintln(stderr, "usage: floe redis init --shard N --addr host:port [flags]")
-		fmt.Fprintln(stderr, "       floe redis get [-n count] --addr host:port,... [flags]")
+		if len(args) > 0 {
+			switch args[0] {
+			case "-h", "-help", "--help", "help":
+				redisUsage(stderr)
+				return flag.ErrHelp
+			}
+			fmt.Fprintf(stderr, "floe redis: unknown command %q\n", args[0])
+		}
+		redisUsage(stderr)
 		return errUsage
 	}
 	fs := newFlagSet("redis "+args[0], stderr)
@@ -38,7 +51,7 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 	} else {
 		n = fs.Int("n", 1, "number of IDs")
 	}
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
 	}
 	opts := []redisgen.Option{redisgen.WithKeyPrefix(*prefix), redisgen.WithAuth(*username, *password)}
@@ -59,6 +72,9 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 			return errors.New("--shard is required")
 		}
 		if err := redisgen.Init(ctx, *addr, *shard, *force, opts...); err != nil {
+			if errors.Is(err, redisgen.ErrShardSet) {
+				err = fmt.Errorf("%w\n(run again with --force to replace it)", err)
+			}
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: shard %d\n", *addr, *shard)
