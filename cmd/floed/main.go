@@ -32,6 +32,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/internal/buildinfo"
@@ -66,8 +67,9 @@ func main() {
 	}()
 
 	if err := m.Run(ctx); err != nil {
+		// Once, as a log line: in the log's format, next to the lines
+		// that led to it.
 		m.Logger.Error("floed stopped", "err", err)
-		fmt.Fprintln(os.Stderr, "floed:", err)
 		os.Exit(1)
 	}
 }
@@ -89,6 +91,10 @@ func NewMain(stderr io.Writer) *Main {
 func (m *Main) Run(ctx context.Context) error {
 	c := &m.Config
 	m.Logger = newLogger(c.LogFormat, c.LogLevel, m.stderr)
+	// go-redis logs to stderr on its own, in its own format; its lines go
+	// to floed's log instead, at debug level, since every failure they
+	// report also comes back to floed as an error.
+	goredis.SetLogger(redisLog{m.Logger})
 	if c.Listen == "" && c.HTTP == "" {
 		return errNoListener
 	}
@@ -132,6 +138,10 @@ func (m *Main) Run(ctx context.Context) error {
 			return fmt.Errorf("state: %w", err)
 		}
 		defer state.Close()
+		if ahead := time.Until(c.TimeOfDeath); !c.TimeOfDeath.IsZero() && ahead > 0 {
+			m.Logger.Warn("--time-of-death is in the future: no ID is issued until the clock passes it; is it a time in Unix milliseconds (date +%s%3N)?",
+				"time_of_death", c.TimeOfDeath.UTC(), "ahead", ahead.Round(time.Millisecond))
+		}
 		if err := m.firstStart(state); err != nil {
 			return err
 		}
@@ -256,6 +266,13 @@ func newLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// redisLog writes go-redis's log lines to a logger at debug level.
+type redisLog struct{ l *slog.Logger }
+
+func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
+	r.l.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
 }
 
 // offsetClock shifts a clock, for tests that set it back across a restart.
