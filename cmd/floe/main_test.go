@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,7 +134,7 @@ func TestRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	errOut.Reset()
-	if code := run([]string{"redis", "init", "--shard", "9", "--addr", a.Addr}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "another shard") {
+	if code := run([]string{"redis", "init", "--shard", "9", "--addr", a.Addr}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "another shard") || !strings.Contains(errOut.String(), "--force") {
 		t.Errorf("re-init with another shard: exit %d, %q", code, errOut.String())
 	}
 	if code := run([]string{"redis", "init", "--addr", a.Addr}, &out, &errOut); code != 1 {
@@ -242,5 +245,30 @@ func TestVersion(t *testing.T) {
 		if code := run(args, &out, &errOut); code != 0 || out.String() != want {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0 and %q", args, code, out.String(), errOut.String(), want)
 		}
+	}
+}
+
+// TestRedis_OneErrorLine runs floe as a process, since go-redis writes its
+// own log lines to the process's stderr.
+func TestRedis_OneErrorLine(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "redis", "get", "--addr", addr, "--timeout", "5s")
+	cmd.Env = append(os.Environ(), asFloe+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil {
+		t.Fatal("floe redis get from a closed port succeeded")
+	}
+	if got := strings.Count(stderr.String(), "\n"); got != 1 || !strings.HasPrefix(stderr.String(), "floe redis: ") {
+		t.Errorf("stderr has %d lines, want one error line:\n%s", got, stderr.String())
 	}
 }

@@ -11,9 +11,16 @@ import (
 	"strings"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/redisgen"
 )
+
+// quietRedis drops go-redis's log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 func redisUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: floe redis init "+synopses["redis init"])
@@ -35,6 +42,9 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 		redisUsage(stderr)
 		return errUsage
 	}
+	// go-redis would print its own lines to stderr (a failed dial, in its
+	// format), besides the error it returns, which floe prints.
+	goredis.SetLogger(quietRedis{})
 	fs := newFlagSet("redis "+args[0], stderr)
 	addr := fs.String("addr", "127.0.0.1:6379", "Redis address; for get, a comma-separated list")
 	password := fs.String("password", os.Getenv("FLOE_REDIS_PASSWORD"), "Redis password (default $FLOE_REDIS_PASSWORD)")
