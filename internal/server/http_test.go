@@ -170,7 +170,9 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 		}
 	}
 	status, _, body := httpGet(t, hs.URL+"/v1/sequences")
-	if status != 200 || !strings.Contains(body, `"name":"private"`) || !strings.Contains(body, `"auth":true`) {
+	if status != 200 || !strings.Contains(body, `"name":"private"`) || !strings.Contains(body, `"auth":true`) ||
+		!strings.Contains(body, `"definition":"id64 layout=\"41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z\" datacenter=0 worker=5"`) ||
+		!strings.Contains(body, `"definition":"id80 partition=9"`) {
 		t.Errorf("/v1/sequences: %d %s", status, body)
 	}
 	status, _, body = httpGet(t, hs.URL+"/metrics")
