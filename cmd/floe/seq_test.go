@@ -20,32 +20,32 @@ func TestSeqCreate(t *testing.T) {
 		{
 			name: "id64 by default", args: []string{"orders"},
 			wantBody: `{"name":"orders","format":"id64"}`,
-			want: "orders: created (gen 2): id64 twitter\norders: no node serves it until attached: floe node attach orders, on each node (-addr) that is to serve it\n",
+			want:     "orders: created (gen 2): id64 twitter\norders: no node serves it until attached: floe node attach orders, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "format id80", args: []string{"-format", "id80", "tenant1"},
 			wantBody: `{"name":"tenant1","format":"id80"}`,
-			want: "tenant1: created (gen 2): id80\ntenant1: no node serves it until attached: floe node attach tenant1, on each node (-addr) that is to serve it\n",
+			want:     "tenant1: created (gen 2): id80\ntenant1: no node serves it until attached: floe node attach tenant1, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "format id96", args: []string{"-format", "id96", "tenant2"},
 			wantBody: `{"name":"tenant2","format":"id96"}`,
-			want: "tenant2: created (gen 2): id96\ntenant2: no node serves it until attached: floe node attach tenant2, on each node (-addr) that is to serve it\n",
+			want:     "tenant2: created (gen 2): id96\ntenant2: no node serves it until attached: floe node attach tenant2, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "layout", args: []string{"-layout", "snowcast-128", "orders"},
 			wantBody: `{"name":"orders","format":"id64","layout":"snowcast-128"}`,
-			want: "orders: created (gen 2): id64 snowcast-128\norders: no node serves it until attached: floe node attach orders, on each node (-addr) that is to serve it\n",
+			want:     "orders: created (gen 2): id64 snowcast-128\norders: no node serves it until attached: floe node attach orders, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "flags after the name", args: []string{"orders", "-format", "id64", "-layout", "discord"},
 			wantBody: `{"name":"orders","format":"id64","layout":"discord"}`,
-			want: "orders: created (gen 2): id64 discord\norders: no node serves it until attached: floe node attach orders, on each node (-addr) that is to serve it\n",
+			want:     "orders: created (gen 2): id64 discord\norders: no node serves it until attached: floe node attach orders, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "exists with the same definition", args: []string{"-layout", "twitter", "default"},
 			wantBody: `{"name":"default","format":"id64","layout":"twitter"}`,
-			want: "default: exists (gen 1): id64 twitter\n",
+			want:     "default: exists (gen 1): id64 twitter\n",
 		},
 		{
 			name: "exists with another definition", args: []string{"-format", "id96", "default"},
