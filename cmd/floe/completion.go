@@ -15,7 +15,7 @@ import (
 // commands and flags change. To load it:
 //
 //	bash: source <(floe completion bash)          # in ~/.bashrc
-//	zsh:  source <(floe completion zsh)           # in ~/.zshrc, after compinit
+//	zsh:  source <(floe completion zsh)           # in ~/.zshrc, after compinit; or save it as _floe in $fpath
 //	fish: floe completion fish | source           # or save it in ~/.config/fish/completions/floe.fish
 func runCompletion(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("completion", stderr)
@@ -53,7 +53,9 @@ _floe() {
 	candidates=(${candidates:#})
 	(( ${#candidates} )) && compadd -Q -- "${candidates[@]}"
 }
-if (( $+functions[compdef] )); then
+if [[ $funcstack[1] == _floe ]]; then
+	_floe "$@" # autoloaded from a file _floe in $fpath
+elif (( $+functions[compdef] )); then
 	compdef _floe floe
 fi
 `,

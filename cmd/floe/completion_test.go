@@ -88,6 +88,64 @@ func TestCompletion_Bash(t *testing.T) {
 	}
 }
 
+// TestCompletion_ZshFish runs the zsh and fish scripts in those shells,
+// when they are installed. zsh's compadd, a builtin of its completion
+// system, is replaced by a function that prints the candidates.
+func TestCompletion_ZshFish(t *testing.T) {
+	path := floeOnPath(t)
+	tests := []struct {
+		shell string
+		words []string // after floe, the last one being completed
+		want  []string
+	}{
+		{"zsh", []string{"se"}, []string{"seq"}},
+		{"zsh", []string{"seq", ""}, []string{"create", "list", "destroy"}},
+		{"zsh", []string{"redis", "init", "--sh"}, []string{"--shard"}},
+		{"zsh", []string{"new", "-format", ""}, nil},
+		{"fish", []string{"se"}, []string{"seq"}},
+		{"fish", []string{"seq", ""}, []string{"create", "destroy", "list"}}, // fish sorts them
+		{"fish", []string{"redis", "init", "--sh"}, []string{"--shard"}},
+		{"fish", []string{"new", "-format", ""}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.shell+" "+strings.Join(tc.words, " "), func(t *testing.T) {
+			sh, err := exec.LookPath(tc.shell)
+			if err != nil {
+				t.Skipf("no %s: %v", tc.shell, err)
+			}
+			var cmd *exec.Cmd
+			if tc.shell == "zsh" {
+				quoted := []string{`"floe"`}
+				for _, w := range tc.words {
+					quoted = append(quoted, strconv.Quote(w))
+				}
+				script := `compadd() { shift $(( ${@[(i)--]} )); print -l -- "$@"; }
+compdef() {}
+source <(floe completion zsh) || exit 3
+words=(` + strings.Join(quoted, " ") + `)
+CURRENT=` + strconv.Itoa(len(quoted)) + `
+_floe || : # no candidates: status 1, as completion functions say it
+`
+				cmd = exec.Command(sh, "-f", "-c", script)
+			} else {
+				line := strings.Join(append([]string{"floe"}, tc.words...), " ")
+				cmd = exec.Command(sh, "--no-config", "-c", "floe completion fish | source; complete -C "+strconv.Quote(line))
+			}
+			cmd.Env = append(os.Environ(), "PATH="+path)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", tc.shell, err, stderr.String())
+			}
+			got := strings.Fields(string(out))
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestCompletion_Scripts(t *testing.T) {
 	tests := []struct {
 		name string
