@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/internal/redistest"
 )
 
 func TestE2E_Version(t *testing.T) {
@@ -77,5 +79,22 @@ func TestE2E_TimeOfDeathInTheFuture(t *testing.T) {
 			}
 			f.stop()
 		})
+	}
+}
+
+// TestE2E_GoRedisLogs checks that go-redis's own log lines, which it
+// writes when its pool cannot dial the lost server, come through floed's
+// log (at debug level) rather than as lines of go-redis's format.
+func TestE2E_GoRedisLogs(t *testing.T) {
+	srv := redistest.Start(t)
+	f := startFloed(t, "--redis", srv.Addr, "--redis-unsafe", "--log-level", "debug", "--lease-ttl", "2s")
+	srv.Kill()
+	if !waitFor(20*time.Second, func() bool { return strings.Contains(f.stderr.String(), "go-redis: ") }) {
+		t.Fatalf("no go-redis line in floed's log within 20 s of losing Redis:\n%s", f.stderr.String())
+	}
+	for line := range strings.Lines(f.stderr.String()) {
+		if strings.HasPrefix(line, "redis: ") {
+			t.Errorf("a line in go-redis's own format: %q", line)
+		}
 	}
 }
