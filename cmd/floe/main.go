@@ -114,7 +114,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, c := range commands {
 		if c.summary != "" {
-			fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+			fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 		}
 	}
 	fmt.Fprintln(w)

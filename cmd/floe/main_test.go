@@ -137,6 +137,10 @@ func TestRedis(t *testing.T) {
 	if code := run([]string{"redis", "init", "--shard", "9", "--addr", a.Addr}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "another shard") || !strings.Contains(errOut.String(), "--force") {
 		t.Errorf("re-init with another shard: exit %d, %q", code, errOut.String())
 	}
+	errOut.Reset()
+	if code := run([]string{"redis", "init", "--shard", "1024", "--addr", a.Addr}, &out, &errOut); code != 1 || !strings.HasPrefix(errOut.String(), "floe redis: --shard 1024: ") {
+		t.Errorf("init with a shard out of range: exit %d, %q", code, errOut.String())
+	}
 	if code := run([]string{"redis", "init", "--addr", a.Addr}, &out, &errOut); code != 1 {
 		t.Errorf("init without --shard: exit %d, want 1", code)
 	}

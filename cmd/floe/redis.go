@@ -82,8 +82,11 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 			return errors.New("--shard is required")
 		}
 		if err := redisgen.Init(ctx, *addr, *shard, *force, opts...); err != nil {
-			if errors.Is(err, redisgen.ErrShardSet) {
+			switch {
+			case errors.Is(err, redisgen.ErrShardSet):
 				err = fmt.Errorf("%w\n(run again with --force to replace it)", err)
+			case errors.Is(err, redisgen.ErrBadShard):
+				err = fmt.Errorf("--shard %d: %w", *shard, err)
 			}
 			return err
 		}
