@@ -188,9 +188,9 @@ func describeSpec(spec string) string {
 }
 
 // presetName returns the name under which id64.LayoutByName gives l, or ""
-// when l is no preset.
+// when l is no preset. A name LayoutByName does not know is passed over.
 func presetName(l id64.Layout) string {
-	names := []string{"twitter", "icicle", "instagram", "discord"}
+	names := []string{"twitter", "icicle", "icicle2", "instagram", "discord", "redisgen"}
 	if nodes := l.MaxNode() + 1; nodes <= 1<<16 {
 		names = append(names, "snowcast-"+strconv.FormatUint(nodes, 10))
 	}
