@@ -20,7 +20,8 @@ var (
 	// ErrShardChanged: a server's shard ID is no longer the one it had when
 	// the client started; the client stops using it.
 	ErrShardChanged = errors.New("floe: redis server's shard id changed")
-	// ErrShardSet: Init found a different shard ID already set.
+	// ErrShardSet: Init found a different shard ID already set; Init with
+	// force replaces it.
 	ErrShardSet = errors.New("floe: redis server already has another shard id")
 	// ErrExhausted: the tick's sequence is spent on every server tried, and
 	// the next tick is further away than the client may wait.

@@ -39,7 +39,7 @@ func Init(ctx context.Context, addr string, shard uint64, force bool, opt ...Opt
 		return err
 	}
 	if cur != val {
-		return fmt.Errorf("%w: %s holds %s at %s (use force to replace it)", ErrShardSet, key, cur, addr)
+		return fmt.Errorf("%w: %s holds %s at %s", ErrShardSet, key, cur, addr)
 	}
 	return nil
 }

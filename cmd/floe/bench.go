@@ -158,8 +158,12 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		return bad("-b %d: want 1..%d IDs per request", cfg.batch, wire.MaxCount)
 	case cfg.pipeline < 1 || cfg.pipeline > benchMaxPipeline:
 		return bad("-pipeline %d: want 1..%d", cfg.pipeline, benchMaxPipeline)
-	case cfg.duration < 0 || cfg.warmup < 0 || cfg.timeout <= 0:
-		return bad("-d, -warmup and -timeout: want durations of 0 or more (-timeout more than 0)")
+	case cfg.duration < 0:
+		return bad("-d %v: want a duration of 0 or more", cfg.duration)
+	case cfg.warmup < 0:
+		return bad("-warmup %v: want a duration of 0 or more", cfg.warmup)
+	case cfg.timeout <= 0:
+		return bad("-timeout %v: want a duration above 0", cfg.timeout)
 	case cfg.requests < 0:
 		return bad("-n %d: want 0 or more requests", cfg.requests)
 	case cfg.duration == 0 && cfg.requests == 0:

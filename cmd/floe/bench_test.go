@@ -201,29 +201,35 @@ func TestBench_Token(t *testing.T) {
 }
 
 func TestBench_BadFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"-bogus"},
-		{"-b", "0"},
-		{"-b", "256"},
-		{"-c", "0"},
-		{"-pipeline", "0"},
-		{"-pipeline", "5000"},
-		{"-d", "-1s"},
-		{"-warmup", "-1s"},
-		{"-timeout", "0"},
-		{"-n", "-1"},
-		{"-d", "0"},
-		{"-o", "xml"},
-		{"-progress", "maybe"},
-		{"-token", strings.Repeat("x", 256)},
-		{"-layout", "bogus"},
-		{"-layout", "41t/10w/12s 1ms"},
-		{"extra"},
-	} {
-		var out, errOut bytes.Buffer
-		if code := run(append([]string{"bench"}, args...), &out, &errOut); code != 2 || errOut.Len() == 0 || out.Len() != 0 {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and a message", args, code, out.String(), errOut.String())
-		}
+	tests := []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"-b", "0"}, "floe bench: -b 0:"},
+		{[]string{"-b", "256"}, "floe bench: -b 256:"},
+		{[]string{"-c", "0"}, "floe bench: -c 0:"},
+		{[]string{"-pipeline", "0"}, "floe bench: -pipeline 0:"},
+		{[]string{"-pipeline", "5000"}, "floe bench: -pipeline 5000:"},
+		{[]string{"-d", "-1s"}, "floe bench: -d -1s: want a duration of 0 or more"},
+		{[]string{"-warmup", "-1s"}, "floe bench: -warmup -1s: want a duration of 0 or more"},
+		{[]string{"-timeout", "0"}, "floe bench: -timeout 0s: want a duration above 0"},
+		{[]string{"-n", "-1"}, "floe bench: -n -1:"},
+		{[]string{"-d", "0"}, "floe bench: -d 0 needs -n"},
+		{[]string{"-o", "xml"}, `floe bench: -o "xml"`},
+		{[]string{"-progress", "maybe"}, "-progress"},
+		{[]string{"-token", strings.Repeat("x", 256)}, "-token"},
+		{[]string{"-layout", "bogus"}, `floe bench: -layout "bogus"`},
+		{[]string{"-layout", "41t/10w/12s 1ms"}, "-layout"},
+		{[]string{"extra"}, "unexpected arguments"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := run(append([]string{"bench"}, tc.args...), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), tc.want) || out.Len() != 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out.String(), errOut.String(), tc.want)
+			}
+		})
 	}
 }
 

@@ -26,7 +26,7 @@ func runGet(args []string, stdout, stderr io.Writer) error {
 	token := fs.String("token", "", "auth token (default $FLOE_TOKEN, else $NOEQ_TOKEN)")
 	timeout := fs.Duration("timeout", 5*time.Second, "time limit for the whole command")
 	out := fs.String("o", "text", "output: text (one decimal ID per line) or json (an array of strings)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if *n < 0 {

@@ -13,12 +13,16 @@
 //	floe seq destroy [-addr URL] [-token T] -yes NAME
 //	floe node attach [-addr URL] [-token T] NAME
 //	floe node detach [-addr URL] [-token T] NAME
+//	floe completion bash|zsh|fish
+//	floe version
 //
 // seq and node use floed's admin HTTP API: -addr defaults to
 // $FLOE_ADMIN_ADDR, else http://127.0.0.1:4445, and -token to
 // $FLOE_ADMIN_TOKEN.
 //
-// Run "floe <command> -h" for a command's flags.
+// "floe help <command>" and "floe <command> -h" print a command's usage
+// and flags. A usage error (an unknown flag or command, an argument the
+// command does not take) exits with status 2, any other error with 1.
 package main
 
 import (
@@ -35,14 +39,24 @@ type command struct {
 	run           func(args []string, stdout, stderr io.Writer) error
 }
 
-var commands = []command{
-	{"new", "generate IDs locally", runNew},
-	{"inspect", "decode IDs: format, parts and time", runInspect},
-	{"redis", "set a Redis server's shard (init) or fetch IDs made in Redis (get)", runRedis},
-	{"get", "fetch IDs from floed (or noeqd) daemons", runGet},
-	{"bench", "load-test a noeq-protocol server: IDs/s, latency, uniqueness", runBench},
-	{"seq", "create, list or destroy a cluster's named sequences (floed admin API)", runSeq},
-	{"node", "attach a floed to a sequence, or detach it (floed admin API)", runNode},
+// commands lists floe's subcommands, in the order "floe help" shows them.
+// It is filled in by init, since "help" and "completion" read it.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"new", "generate IDs locally", runNew},
+		{"inspect", "decode IDs: format, parts and time", runInspect},
+		{"redis", "set a Redis server's shard (init) or fetch IDs made in Redis (get)", runRedis},
+		{"get", "fetch IDs from floed (or noeqd) daemons", runGet},
+		{"bench", "load-test a noeq-protocol server: IDs/s, latency, uniqueness", runBench},
+		{"seq", "create, list or destroy a cluster's named sequences (floed admin API)", runSeq},
+		{"node", "attach a floed to a sequence, or detach it (floed admin API)", runNode},
+		{"completion", "print a shell completion script: bash, zsh or fish", runCompletion},
+		{"version", "print floe's version and VCS revision", runVersion},
+		{"help", "print a command's usage: floe help <command>", runHelp},
+		{"__complete", "", runComplete}, // for the completion scripts; not listed
+	}
 }
 
 func main() {
@@ -51,60 +65,82 @@ func main() {
 
 // run executes the command line args and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		name = "help"
+	case "-version", "--version":
+		name = "version"
+	}
+	c, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(stderr, "floe: unknown command %q\n", name)
+		usage(stderr)
+		return 2
+	}
+	err := c.run(args[1:], stdout, stderr)
+	switch {
+	case err == nil:
 		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	default:
+		fmt.Fprintf(stderr, "floe %s: %v\n", c.name, err)
+		return 1
 	}
-	for _, c := range commands {
-		if c.name != args[0] {
-			continue
-		}
-		err := c.run(args[1:], stdout, stderr)
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		case errors.Is(err, errUsage):
-			return 2
-		default:
-			fmt.Fprintf(stderr, "floe %s: %v\n", c.name, err)
-			return 1
-		}
-	}
-	fmt.Fprintf(stderr, "floe: unknown command %q\n", args[0])
-	usage(stderr)
-	return 2
 }
 
-// errUsage: the flag package already printed what was wrong.
+// lookup returns the command called name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// errUsage: what was wrong has been printed, with the command's usage.
 var errUsage = errors.New("usage")
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: floe <command> [flags]")
+	fmt.Fprintln(w, "usage: floe <command> [flags] [arguments]")
 	fmt.Fprintln(w)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
-	}
-}
-
-// newFlagSet returns a FlagSet that reports errors through errUsage.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("floe "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-// parseFlags parses args into fs, mapping flag errors to errUsage.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+		if c.summary != "" {
+			fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, `Run "floe help <command>" or "floe <command> -h" for a command's flags.`)
+}
+
+// runHelp runs "floe help [command [subcommand]]": the usage of floe, or
+// the command's, as "floe <command> [subcommand] -h" prints it.
+func runHelp(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		usage(stderr)
+		return flag.ErrHelp
+	}
+	if len(args) > 2 || args[0] == "help" && len(args) > 1 {
+		fmt.Fprintf(stderr, "floe help: want one command (and its subcommand), not %q\n", args)
 		return errUsage
 	}
-	return nil
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "floe help: unknown command %q\n", args[0])
+		usage(stderr)
+		return errUsage
+	}
+	if c.name == "help" {
+		usage(stderr)
+		return flag.ErrHelp
+	}
+	return c.run(append(args[1:], "-h"), stdout, stderr)
 }

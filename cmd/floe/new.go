@@ -13,6 +13,14 @@ import (
 	"github.com/floeid/floe/id96"
 )
 
+// newFormatFlags are the flags of "floe new" that apply to one -format
+// only; given with another format, they are a usage error.
+var newFormatFlags = map[string]string{
+	"layout": "id64", "d": "id64", "w": "id64",
+	"meta": "id80", "partition": "id80",
+	"node": "id96",
+}
+
 func runNew(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("new", stderr)
 	format := fs.String("format", "id64", "ID format: id64, id80 or id96")
@@ -25,7 +33,10 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 	partition := fs.Uint("partition", 0, "id80 partition, 0..65535 (0: a random one)")
 	node := fs.Uint64("node", 0, "id96 node, 0..4294967295 (0: a random one)")
 	policy := fs.String("policy", "wait", "clock policy: wait, fail or borrow (ticktock for id80)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if err := onlyFor(fs, "format", *format, newFormatFlags); err != nil {
 		return err
 	}
 	if *n < 0 {
@@ -33,7 +44,7 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 	}
 	p, err := floe.ParsePolicy(*policy)
 	if err != nil {
-		return err
+		return fmt.Errorf("-policy: %w", err)
 	}
 	if *out != "text" && *out != "json" && *out != "decimal" {
 		return fmt.Errorf("-o %q: want text, json or decimal", *out)
@@ -46,6 +57,12 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if *datacenter > l.MaxDatacenter() {
+			return fmt.Errorf("-d %d: out of range: want 0..%d for layout %s", *datacenter, l.MaxDatacenter(), *layout)
+		}
+		if *worker > l.MaxWorker() {
+			return fmt.Errorf("-w %d: out of range: want 0..%d for layout %s", *worker, l.MaxWorker(), *layout)
+		}
 		g, err := id64.NewGenerator(id64.Config{Layout: l, Datacenter: *datacenter, Worker: *worker, Policy: p})
 		if err != nil {
 			return err
@@ -55,8 +72,11 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 			return id.String(), new(big.Int).SetUint64(id.Uint64()), err
 		}
 	case "id80":
-		if *meta > 255 || *partition > id80.MaxPartition {
-			return fmt.Errorf("-meta %d or -partition %d out of range", *meta, *partition)
+		if *meta > 255 {
+			return fmt.Errorf("-meta %d: out of range: want 0..255", *meta)
+		}
+		if *partition > id80.MaxPartition {
+			return fmt.Errorf("-partition %d: out of range: want 0..%d", *partition, id80.MaxPartition)
 		}
 		part := id80.PartitionFromUint16(uint16(*partition))
 		if *partition == 0 {
@@ -72,7 +92,7 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 		}
 	case "id96":
 		if *node > 1<<32-1 {
-			return fmt.Errorf("-node %d out of range", *node)
+			return fmt.Errorf("-node %d: out of range: want 0..%d", *node, uint64(1<<32-1))
 		}
 		g, err := id96.NewGenerator(id96.Config{Node: uint32(*node), Policy: p})
 		if err != nil {

@@ -124,7 +124,7 @@ func TestSeqNode_Lifecycle(t *testing.T) {
 		args []string
 		want string // in stdout; ADDR is the node's URL
 	}{
-		{[]string{"seq", "create", "-format", "id80", "tenant1"}, "tenant1: created (gen 2): {\"format\":\"id80\"}\n"},
+		{[]string{"seq", "create", "-format", "id80", "tenant1"}, "tenant1: created (gen 2): id80\n"},
 		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":false,"worker_id":-1,"ready":false}`},
 		{[]string{"node", "attach", "tenant1"}, "tenant1: attached to ADDR; it serves the sequence once it holds a worker ID (READY in floe seq list)\n"},
 		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":true,"worker_id":0,"ready":true}`},

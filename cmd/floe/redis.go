@@ -11,16 +11,39 @@ import (
 	"strings"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/floeid/floe/redisgen"
 )
+
+// quietRedis drops go-redis's log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
+
+func redisUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: floe redis init "+synopses["redis init"])
+	fmt.Fprintln(w, "       floe redis get "+synopses["redis get"])
+	fmt.Fprintln(w, `Run "floe redis init -h" or "floe redis get -h" for their flags.`)
+}
 
 // runRedis runs "floe redis init" and "floe redis get".
 func runRedis(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "init" && args[0] != "get") {
-		fmt.Fprintln(stderr, "usage: floe redis init --shard N --addr host:port [flags]")
-		fmt.Fprintln(stderr, "       floe redis get [-n count] --addr host:port,... [flags]")
+		if len(args) > 0 {
+			switch args[0] {
+			case "-h", "-help", "--help", "help":
+				redisUsage(stderr)
+				return flag.ErrHelp
+			}
+			fmt.Fprintf(stderr, "floe redis: unknown command %q\n", args[0])
+		}
+		redisUsage(stderr)
 		return errUsage
 	}
+	// go-redis would print its own lines to stderr (a failed dial, in its
+	// format), besides the error it returns, which floe prints.
+	goredis.SetLogger(quietRedis{})
 	fs := newFlagSet("redis "+args[0], stderr)
 	addr := fs.String("addr", "127.0.0.1:6379", "Redis address; for get, a comma-separated list")
 	password := fs.String("password", os.Getenv("FLOE_REDIS_PASSWORD"), "Redis password (default $FLOE_REDIS_PASSWORD)")
@@ -37,7 +60,7 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 	} else {
 		n = fs.Int("n", 1, "number of IDs")
 	}
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
 	}
 	opts := []redisgen.Option{redisgen.WithKeyPrefix(*prefix), redisgen.WithAuth(*username, *password)}
@@ -58,6 +81,12 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 			return errors.New("--shard is required")
 		}
 		if err := redisgen.Init(ctx, *addr, *shard, *force, opts...); err != nil {
+			switch {
+			case errors.Is(err, redisgen.ErrShardSet):
+				err = fmt.Errorf("%w\n(run again with --force to replace it)", err)
+			case errors.Is(err, redisgen.ErrBadShard):
+				err = fmt.Errorf("--shard %d: %w", *shard, err)
+			}
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: shard %d\n", *addr, *shard)

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/sequencer"
 )
 
 // runSeq runs "floe seq create", "floe seq list" and "floe seq destroy":
@@ -87,7 +90,10 @@ func runSeqCreate(args []string, stdout, stderr io.Writer) error {
 	if status == http.StatusCreated {
 		what = "created"
 	}
-	fmt.Fprintf(stdout, "%s: %s (gen %d): %s\n", orName(reply.Name, name), what, reply.Gen, printable(reply.Spec))
+	fmt.Fprintf(stdout, "%s: %s (gen %d): %s\n", orName(reply.Name, name), what, reply.Gen, describeSpec(reply.Spec))
+	if what == "created" {
+		fmt.Fprintf(stdout, "%s: no node serves it until attached: floe node attach %s, on each node (-addr) that is to serve it\n", orName(reply.Name, name), orName(reply.Name, name))
+	}
 	return nil
 }
 
@@ -125,13 +131,13 @@ func runSeqList(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(w).Encode(reply)
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSPEC\tGEN\tATTACHED\tWORKER\tREADY")
+	fmt.Fprintln(tw, "NAME\tDEFINITION\tGEN\tATTACHED\tWORKER\tREADY")
 	for _, s := range reply.Sequences {
 		worker := "-"
 		if s.WorkerID >= 0 {
 			worker = strconv.Itoa(s.WorkerID)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", printable(s.Name), printable(s.Spec), s.Gen, yesNo(s.Attached), worker, yesNo(s.Ready))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", printable(s.Name), describeSpec(s.Spec), s.Gen, yesNo(s.Attached), worker, yesNo(s.Ready))
 	}
 	return tw.Flush()
 }
@@ -161,6 +167,44 @@ func runSeqDestroy(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: destroyed\n", name)
 	return nil
+}
+
+// describeSpec returns a sequence's definition, given as the catalog's
+// spec (JSON), in a line a person reads: the format and, for id64, the
+// layout's preset name, or the layout itself when it is no preset. A spec
+// that does not parse is shown as it is.
+func describeSpec(spec string) string {
+	d, err := sequencer.ParseSpec(spec)
+	if err != nil {
+		return printable(spec)
+	}
+	if d.Format != sequencer.Format64 {
+		return string(d.Format)
+	}
+	if name := presetName(d.Layout); name != "" {
+		return "id64 " + name
+	}
+	return "id64 " + d.Layout.String()
+}
+
+// presetName returns the name under which id64.LayoutByName gives l, or ""
+// when l is no preset. A name LayoutByName does not know is passed over.
+func presetName(l id64.Layout) string {
+	names := []string{"twitter", "icicle", "icicle2", "instagram", "discord", "redisgen"}
+	if nodes := l.MaxNode() + 1; nodes <= 1<<16 {
+		names = append(names, "snowcast-"+strconv.FormatUint(nodes, 10))
+	}
+	for _, name := range names {
+		p, err := id64.LayoutByName(name)
+		if err != nil || !p.Epoch.Equal(l.Epoch) {
+			continue
+		}
+		p.Epoch = l.Epoch
+		if p == l {
+			return name
+		}
+	}
+	return ""
 }
 
 // orName returns name, or def when name is empty.

@@ -19,33 +19,33 @@ func TestSeqCreate(t *testing.T) {
 	}{
 		{
 			name: "id64 by default", args: []string{"orders"},
-			wantBody: `{"name":"orders","format":"id64"}`, format: "id64",
-			want: "orders: created (gen 2): SPEC\n",
+			wantBody: `{"name":"orders","format":"id64"}`,
+			want:     "orders: created (gen 2): id64 twitter\norders: no node serves it until attached: floe node attach orders, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "format id80", args: []string{"-format", "id80", "tenant1"},
-			wantBody: `{"name":"tenant1","format":"id80"}`, format: "id80",
-			want: "tenant1: created (gen 2): SPEC\n",
+			wantBody: `{"name":"tenant1","format":"id80"}`,
+			want:     "tenant1: created (gen 2): id80\ntenant1: no node serves it until attached: floe node attach tenant1, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "format id96", args: []string{"-format", "id96", "tenant2"},
-			wantBody: `{"name":"tenant2","format":"id96"}`, format: "id96",
-			want: "tenant2: created (gen 2): SPEC\n",
+			wantBody: `{"name":"tenant2","format":"id96"}`,
+			want:     "tenant2: created (gen 2): id96\ntenant2: no node serves it until attached: floe node attach tenant2, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "layout", args: []string{"-layout", "snowcast-128", "orders"},
-			wantBody: `{"name":"orders","format":"id64","layout":"snowcast-128"}`, format: "id64", layout: "snowcast-128",
-			want: "orders: created (gen 2): SPEC\n",
+			wantBody: `{"name":"orders","format":"id64","layout":"snowcast-128"}`,
+			want:     "orders: created (gen 2): id64 snowcast-128\norders: no node serves it until attached: floe node attach orders, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "flags after the name", args: []string{"orders", "-format", "id64", "-layout", "discord"},
-			wantBody: `{"name":"orders","format":"id64","layout":"discord"}`, format: "id64", layout: "discord",
-			want: "orders: created (gen 2): SPEC\n",
+			wantBody: `{"name":"orders","format":"id64","layout":"discord"}`,
+			want:     "orders: created (gen 2): id64 discord\norders: no node serves it until attached: floe node attach orders, on each node (-addr) that is to serve it\n",
 		},
 		{
 			name: "exists with the same definition", args: []string{"-layout", "twitter", "default"},
-			wantBody: `{"name":"default","format":"id64","layout":"twitter"}`, format: "id64",
-			want: "default: exists (gen 1): SPEC\n",
+			wantBody: `{"name":"default","format":"id64","layout":"twitter"}`,
+			want:     "default: exists (gen 1): id64 twitter\n",
 		},
 		{
 			name: "exists with another definition", args: []string{"-format", "id96", "default"},
@@ -119,12 +119,12 @@ func TestSeqList(t *testing.T) {
 		f.define(t, "tenant1", "id80", "", true)
 		f.define(t, "orders", "id64", "snowcast-128", false)
 	}
-	table := `NAME     SPEC                                                                                                                                                                   GEN  ATTACHED  WORKER  READY
-default  {"format":"id64","layout":{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,"datacenter_bits":5,"worker_bits":5,"sequence_bits":12,"unsigned":false}}  1    yes       0       yes
-old      {"format":"id80"}                                                                                                                                                      5    no        -       no
-orders   {"format":"id64","layout":{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,"datacenter_bits":0,"worker_bits":7,"sequence_bits":16,"unsigned":true}}   3    no        -       no
-tenant1  {"format":"id80"}                                                                                                                                                      2    yes       0       yes
-tenant2  {"format":"id96"}                                                                                                                                                      4    yes       -       no
+	table := `NAME     DEFINITION         GEN  ATTACHED  WORKER  READY
+default  id64 twitter       1    yes       0       yes
+old      id80               5    no        -       no
+orders   id64 snowcast-128  3    no        -       no
+tenant1  id80               2    yes       0       yes
+tenant2  id96               4    yes       -       no
 `
 
 	tests := []struct {
@@ -139,7 +139,7 @@ tenant2  {"format":"id96"}                                                      
 		{name: "text", setup: cluster, want: table, request: true},
 		{name: "json", setup: ready, args: []string{"-o", "json"}, want: "API", request: true},
 		{name: "json with reasons", setup: cluster, args: []string{"-o", "json"}, want: "API", request: true},
-		{name: "no sequences", setup: (*adminNode).clear, want: "NAME  SPEC  GEN  ATTACHED  WORKER  READY\n", request: true},
+		{name: "no sequences", setup: (*adminNode).clear, want: "NAME  DEFINITION  GEN  ATTACHED  WORKER  READY\n", request: true},
 		{name: "no sequences in json", setup: (*adminNode).clear, args: []string{"-o", "json"}, want: `{"sequences":[]}` + "\n", request: true},
 		{name: "unexpected argument", args: []string{"default"}, code: 2, wantErr: "floe seq list: unexpected arguments: default\nusage: floe seq list"},
 		{name: "flag after an argument", args: []string{"x", "-o", "json"}, code: 2, wantErr: "unexpected arguments: x -o json"},
@@ -239,6 +239,35 @@ func TestSeq_Usage(t *testing.T) {
 			}
 			if got := f.requests(); len(got) != 0 {
 				t.Errorf("requests %+v, want none", got)
+			}
+		})
+	}
+}
+
+func TestDescribeSpec(t *testing.T) {
+	spec := func(format, layout string) string {
+		t.Helper()
+		s, err := specOf(format, layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	custom := `{"format":"id64","layout":{"epoch":"2020-01-01T00:00:00Z","unit":1000000,"time_bits":41,"datacenter_bits":0,"worker_bits":10,"sequence_bits":12,"unsigned":false}}`
+	tests := []struct {
+		name, spec, want string
+	}{
+		{"twitter", spec("id64", "twitter"), "id64 twitter"},
+		{"snowcast", spec("id64", "snowcast-1024"), "id64 snowcast-1024"},
+		{"discord", spec("id64", "discord"), "id64 discord"},
+		{"id80", spec("id80", ""), "id80"},
+		{"a layout no preset has", custom, "id64 41t/10w/12s 1ms since 2020-01-01T00:00:00Z"},
+		{"not a spec", "{\"format\":\"id64\"\n", `"{\"format\":\"id64\"\n"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := describeSpec(tc.spec); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
 	}

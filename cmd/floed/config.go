@@ -180,7 +180,14 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 			c.Token = v
 		}
 	}
+	// The flag package would print a parse error and then every flag;
+	// the caller prints the error once, and only -h prints the flags.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.Usage()
+		}
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -223,6 +230,23 @@ func setFromEnv(fs *flag.FlagSet, flagName, name string, lookup func(string) (st
 func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("floed", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: floed [flags]")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Serves unique, time-sorted IDs over noeqd's binary protocol and HTTP. Each flag's")
+		fmt.Fprintln(w, "FLOE_* variable, named after it, is read as the flag is; a flag given wins over it.")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "flags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "environment without a flag:")
+		fmt.Fprintln(w, "  FLOE_TOKEN")
+		fmt.Fprintln(w, "    \tthe token of the default sequence, 1 to 255 bytes: binary clients must send it, HTTP")
+		fmt.Fprintln(w, "    \trequests for the sequence must carry it as a bearer token (--token gives named sequences theirs)")
+		fmt.Fprintln(w, "  NOEQ_TOKEN")
+		fmt.Fprintln(w, "    \tnoeqd's name for FLOE_TOKEN, read when FLOE_TOKEN is not set")
+	}
 	// alias gives a flag noeqd's one-letter name too.
 	alias := func(short, long string) {
 		f := fs.Lookup(long)

@@ -501,3 +501,33 @@ func TestConfig_SequenceLayouts(t *testing.T) {
 		})
 	}
 }
+
+func TestConfig_ParseFlagsOutput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string // in the output; none: no output
+	}{
+		{"help", []string{"-h"}, []string{"usage: floed [flags]", "--worker", "FLOE_TOKEN", "NOEQ_TOKEN"}},
+		{"malformed flag", []string{"--worker", "abc"}, nil},
+		{"unknown flag", []string{"--bogus"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			var c Config
+			err := c.ParseFlags(tc.args, envLookup(nil), &out)
+			if err == nil {
+				t.Fatalf("ParseFlags(%q) = nil, want an error", tc.args)
+			}
+			if tc.want == nil && out.Len() > 0 {
+				t.Errorf("ParseFlags(%q) printed %q; want nothing, the caller prints the error", tc.args, out.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}

@@ -161,7 +161,7 @@ func TestE2E_ConnectNothingListening(t *testing.T) {
 			name:    "etcd",
 			args:    []string{"--etcd", free},
 			wantLog: `msg="connecting to the coordinator" coordinator=etcd endpoints=[` + free + `] tls=false`,
-			wantErr: "floed: etcd " + free + ": cannot connect: connection refused",
+			wantErr: `msg="floed stopped" err="etcd ` + free + `: cannot connect: connection refused"`,
 		},
 		{
 			name:    "two etcd endpoints",
@@ -173,13 +173,13 @@ func TestE2E_ConnectNothingListening(t *testing.T) {
 			name:    "etcd over tls as a user",
 			args:    []string{"--etcd", "https://" + free, "--etcd-user", "floe", "--etcd-password", "pw"},
 			wantLog: `tls=true user=floe`,
-			wantErr: "floed: etcd " + free + ": cannot connect: connection refused",
+			wantErr: `msg="floed stopped" err="etcd ` + free + `: cannot connect: connection refused"`,
 		},
 		{
 			name:    "redis",
 			args:    []string{"--redis", free},
 			wantLog: `msg="connecting to the coordinator" coordinator=redis endpoints=` + free + ` tls=false`,
-			wantErr: "floed: redis " + free + ": cannot connect: connection refused",
+			wantErr: `msg="floed stopped" err="redis ` + free + `: cannot connect: connection refused"`,
 		},
 	}
 	for _, tt := range tests {

@@ -30,6 +30,12 @@ import (
 // floedBin is the daemon built by TestMain.
 var floedBin string
 
+// The version and revision TestMain builds floedBin with.
+const (
+	e2eVersion  = "v1.2.3-e2e"
+	e2eRevision = "0123456789abcdef0123456789abcdef01234567"
+)
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "floed-e2e-")
 	if err != nil {
@@ -37,7 +43,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	floedBin = filepath.Join(dir, "floed")
-	build := exec.Command("go", "build", "-o", floedBin, ".")
+	// A release's link-time version and revision, as a release build sets
+	// them (TestE2E_Version).
+	build := exec.Command("go", "build", "-o", floedBin, "-ldflags",
+		"-X github.com/floeid/floe/internal/buildinfo.version="+e2eVersion+
+			" -X github.com/floeid/floe/internal/buildinfo.revision="+e2eRevision, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building floed:", err)

@@ -27,31 +27,18 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/buildinfo"
 	"github.com/floeid/floe/internal/server"
 	"github.com/floeid/floe/internal/statefile"
 )
-
-// Version is set at build time with -ldflags "-X main.Version=v1.2.3";
-// otherwise it comes from the module's build information.
-var Version = ""
-
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
 
 func main() {
 	m := NewMain(os.Stderr)
@@ -63,7 +50,7 @@ func main() {
 		os.Exit(2)
 	}
 	if m.Config.Version {
-		fmt.Println("floed", version())
+		fmt.Println("floed", buildinfo.Read())
 		return
 	}
 
@@ -80,8 +67,9 @@ func main() {
 	}()
 
 	if err := m.Run(ctx); err != nil {
+		// Once, as a log line: in the log's format, next to the lines
+		// that led to it.
 		m.Logger.Error("floed stopped", "err", err)
-		fmt.Fprintln(os.Stderr, "floed:", err)
 		os.Exit(1)
 	}
 }
@@ -103,6 +91,10 @@ func NewMain(stderr io.Writer) *Main {
 func (m *Main) Run(ctx context.Context) error {
 	c := &m.Config
 	m.Logger = newLogger(c.LogFormat, c.LogLevel, m.stderr)
+	// go-redis logs to stderr on its own, in its own format; its lines go
+	// to floed's log instead, at debug level, since every failure they
+	// report also comes back to floed as an error.
+	goredis.SetLogger(redisLog{m.Logger})
 	if c.Listen == "" && c.HTTP == "" {
 		return errNoListener
 	}
@@ -116,6 +108,7 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Logger.Warn("the clock is shifted (--clock-offset is for tests)", "offset", c.ClockOffset)
 		clock = offsetClock{floe.MonotonicClock, c.ClockOffset}
 	}
+	build := buildinfo.Read()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -145,6 +138,10 @@ func (m *Main) Run(ctx context.Context) error {
 			return fmt.Errorf("state: %w", err)
 		}
 		defer state.Close()
+		if ahead := time.Until(c.TimeOfDeath); !c.TimeOfDeath.IsZero() && ahead > 0 {
+			m.Logger.Warn("--time-of-death is in the future: no ID is issued until the clock passes it; is it a time in Unix milliseconds (date +%s%3N)?",
+				"time_of_death", c.TimeOfDeath.UTC(), "ahead", ahead.Round(time.Millisecond))
+		}
 		if err := m.firstStart(state); err != nil {
 			return err
 		}
@@ -165,7 +162,8 @@ func (m *Main) Run(ctx context.Context) error {
 		MaxHTTPCount: c.MaxHTTPIDs,
 		Logger:       m.Logger,
 		Registry:     reg,
-		Version:      version(),
+		Version:      build.Version,
+		Revision:     build.Revision,
 		AdminToken:   c.AdminToken,
 	}
 	if co != nil {
@@ -196,7 +194,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if co == nil {
 		m.Logger.Info("single node", "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	}
-	m.Logger.Info("floed serving", "version", version(), "listen", addrString(binL), "http", addrString(httpL),
+	m.Logger.Info("floed serving", "version", build.Version, "revision", buildinfo.ShortRevision(build.Revision), "listen", addrString(binL), "http", addrString(httpL),
 		"state", statePath, "clock_policy", c.Policy.String(),
 		"reserve_window", c.Window, "sequences", len(seqs))
 
@@ -268,6 +266,13 @@ func newLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// redisLog writes go-redis's log lines to a logger at debug level.
+type redisLog struct{ l *slog.Logger }
+
+func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
+	r.l.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
 }
 
 // offsetClock shifts a clock, for tests that set it back across a restart.

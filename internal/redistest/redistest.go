@@ -7,11 +7,14 @@ import (
 	"bufio"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -105,9 +108,33 @@ func lookPath(tb testing.TB) string {
 		if os.Getenv("CI") != "" {
 			tb.Fatalf("redis-server not found (apt-get install redis-server): %v", err)
 		}
+		noticeSkip(err)
 		tb.Skipf("redis-server not found: %v", err)
 	}
 	return bin
+}
+
+// skipNotice is the once of noticeSkip.
+var skipNotice sync.Once
+
+// noticeOutput returns where noticeSkip writes: the terminal, when the
+// tests run on one, since go test shows a passing package's output only
+// with -v and a skip would go unseen; else stderr. Tests replace it.
+var noticeOutput = func() (io.Writer, func()) {
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		return tty, func() { tty.Close() }
+	}
+	return os.Stderr, func() {}
+}
+
+// noticeSkip says, once per test binary, that its Redis tests skip for
+// lack of redis-server.
+func noticeSkip(err error) {
+	skipNotice.Do(func() {
+		w, done := noticeOutput()
+		defer done()
+		fmt.Fprintf(w, "redistest: %s: SKIPPING the tests that need Redis: %v (Debian: apt-get install redis-server)\n", filepath.Base(os.Args[0]), err)
+	})
 }
 
 func (s *Server) start(bin string, port int) error {

@@ -272,7 +272,7 @@ func (s *Server) handleSequences(w http.ResponseWriter, r *http.Request) {
 			Auth: len(seq.tokens) > 0, WorkerID: wid, Reserved: rr,
 			LastTick: last, Ready: seq.ready() == nil && !s.closing.Load(),
 		}
-		if seq.sc.Source != nil {
+		if !seq.static {
 			info.Definition = "" // the node comes from the claimed worker ID
 		}
 		if wid >= 0 {

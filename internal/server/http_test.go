@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ import (
 
 func newHTTPServer(t *testing.T, reg *prometheus.Registry) *httptest.Server {
 	t.Helper()
-	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), Registry: reg, Sequences: []SequenceConfig{
+	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), Registry: reg, Version: "v1.2.3", Revision: "3b95ecd4d790", Sequences: []SequenceConfig{
 		{Name: "default", Worker: 5},
 		{Name: "sno", Format: Format80, Node: 9},
 		{Name: "guid", Format: Format96, Node: 9},
@@ -177,7 +178,9 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 		}
 	}
 	status, _, body := httpGet(t, hs.URL+"/v1/sequences")
-	if status != 200 || !strings.Contains(body, `"name":"private"`) || !strings.Contains(body, `"auth":true`) {
+	if status != 200 || !strings.Contains(body, `"name":"private"`) || !strings.Contains(body, `"auth":true`) ||
+		!strings.Contains(body, `"definition":"id64 layout=\"41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z\" datacenter=0 worker=5"`) ||
+		!strings.Contains(body, `"definition":"id80 partition=9"`) {
 		t.Errorf("/v1/sequences: %d %s", status, body)
 	}
 	status, _, body = httpGet(t, hs.URL+"/metrics")
@@ -194,7 +197,7 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 		`floe_epoch_exhaustion_timestamp_seconds{seq="default"} 3.48785823e+09`, // 2080-07-10
 		`floe_epoch_exhaustion_timestamp_seconds{seq="guid"} 9.223372036e+09`,   // 2262
 		`floe_request_batch_size_bucket{proto="http",le="8"} 1`,
-		`floe_build_info{`,
+		`floe_build_info{goversion="` + runtime.Version() + `",revision="3b95ecd4d790",version="v1.2.3"} 1`,
 		`floe_ready 1`,
 	} {
 		if !strings.Contains(body, want) {

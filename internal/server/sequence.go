@@ -21,6 +21,7 @@ type sequence struct {
 	format Format               // immutable
 	spec   string               // immutable: the cluster-wide definition
 	def    string               // immutable: spec plus the fixed node
+	static bool                 // immutable: a fixed worker ID (Config.Store), not a claimed one
 	defn   sequencer.Definition // immutable
 	tokens []string             // immutable
 	policy floe.Policy          // immutable
@@ -45,7 +46,8 @@ func newSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 		return nil, fmt.Errorf("%w: sequence %q: %w", ErrConfig, sc.Name, err)
 	}
 	def := localDefinition(sc, defn)
-	if sc.Source == nil {
+	static := sc.Source == nil
+	if static {
 		if cfg.Store == nil {
 			return nil, fmt.Errorf("%w: sequence %q has no worker-ID source and the server no store", ErrConfig, sc.Name)
 		}
@@ -56,7 +58,7 @@ func newSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 		sc.Source = workerid.NewStatic(id, &storeRecords{store: cfg.Store, name: sc.Name, def: def})
 	}
 	return &sequence{
-		sc: sc, name: sc.Name, format: defn.Format, spec: spec, def: def, defn: defn,
+		sc: sc, name: sc.Name, format: defn.Format, spec: spec, def: def, static: static, defn: defn,
 		tokens: sc.Tokens, policy: cfg.Policy,
 		turn: make(chan struct{}, 1),
 	}, nil

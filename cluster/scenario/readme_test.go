@@ -1,0 +1,151 @@
+//go:build unix
+
+package scenario_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floeid/floe/cluster/etcdtest"
+	"github.com/floeid/floe/cluster/floedproc"
+)
+
+// TestScenario_READMECluster runs the commands of the README's cluster
+// example as written, in order: floed on every node (two here, on a real
+// etcd in place of the README's), then each floe command against the first
+// node, each of which must succeed. Between them it checks what the
+// comments say: the created sequence is served by no node, then by the
+// attached one.
+func TestScenario_READMECluster(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	lines := readmeBlock(t, filepath.Join(root, "README.md"), "## Clusters: worker IDs from etcd or Redis")
+	floe := buildFloe(t, root)
+	ec := etcdtest.Start(t, 1)
+
+	var nodes []*floedproc.Proc
+	var floeCmds [][]string
+	for _, line := range lines {
+		for cmd := range strings.SplitSeq(line, ";") {
+			args := strings.Fields(cmd)
+			switch {
+			case len(args) == 0:
+			case args[0] == "floed":
+				if len(floeCmds) > 0 {
+					t.Fatalf("README: floed after a floe command: %q", line)
+				}
+				for _, owner := range []string{"a", "b"} {
+					nodes = append(nodes, floedproc.Start(t, bin, owner, floedArgs(t, args[1:], ec.Endpoints(), owner)...))
+				}
+			case args[0] == "floe":
+				floeCmds = append(floeCmds, args[1:])
+			default:
+				t.Fatalf("README: a command neither floed nor floe: %q", cmd)
+			}
+		}
+	}
+	if len(nodes) == 0 || len(floeCmds) == 0 {
+		t.Fatalf("README: no floed or no floe command in %q", lines)
+	}
+	for _, p := range nodes {
+		mustReady(t, p, 10*time.Second)
+	}
+	a := nodes[0]
+	for _, args := range floeCmds {
+		cmd := exec.Command(floe, args...)
+		cmd.Env = append(os.Environ(), "FLOE_ADMIN_ADDR=http://"+a.HTTP, "FLOE_ADMIN_TOKEN=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("floe %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		t.Logf("floe %s\n%s", strings.Join(args, " "), out)
+		switch strings.Join(args, " ") {
+		case "seq create -layout snowcast-1024 orders":
+			for _, p := range nodes {
+				if s := adminSeq(t, p, "orders"); s.Attached {
+					t.Errorf("%s serves orders after seq create, before any attach: %+v", p.Name, s)
+				}
+			}
+		case "node attach orders":
+			if !floedproc.WaitFor(10*time.Second, func() bool { return adminSeq(t, a, "orders").Ready }) {
+				t.Fatalf("orders not ready on %s 10 s after floe node attach: %+v", a.Name, adminSeq(t, a, "orders"))
+			}
+			if s := adminSeq(t, nodes[1], "orders"); s.Attached {
+				t.Errorf("%s serves orders, attached on %s only: %+v", nodes[1].Name, a.Name, s)
+			}
+		}
+	}
+}
+
+// readmeBlock returns the lines of the first sh code block after the
+// heading in the README at path, without their # comments.
+func readmeBlock(t *testing.T, path, heading string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []string
+	found, in := false, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case !found:
+			found = line == heading
+		case !in:
+			in = line == "```sh"
+		case line == "```":
+			return lines
+		default:
+			if i := strings.Index(line, "#"); i >= 0 {
+				line = line[:i]
+			}
+			if line = strings.TrimSpace(line); line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}
+	t.Fatalf("%s: no sh block after %q (found the heading: %v)", path, heading, found)
+	return nil
+}
+
+// floedArgs returns the README's floed arguments for the node owner: its
+// etcd endpoints replaced by the test's, with the node's name and the
+// scenarios' short lease and window.
+func floedArgs(t *testing.T, args, eps []string, owner string) []string {
+	t.Helper()
+	out := []string{"--owner", owner, "--lease-ttl", ttl.String(), "--reserve-window", window.String()}
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--etcd" && i+1 < len(args) {
+			out = append(out, "--etcd", strings.Join(eps, ","))
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	if len(out) == 6 || !strings.Contains(strings.Join(out, " "), "--etcd "+strings.Join(eps, ",")) {
+		t.Fatalf("README: floed %q has no --etcd to point at the test's etcd", args)
+	}
+	return out
+}
+
+// buildFloe builds the floe CLI of the module at root into a temporary
+// directory and returns its path.
+func buildFloe(t *testing.T, root string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "floe")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/floe")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building floe: %v\n%s", err, b)
+	}
+	return out
+}
