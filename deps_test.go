@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/textid":       {""},
 	"internal/redistest":    nil,
 	"internal/tlstest":      nil,
+	"internal/buildinfo":    nil,
 	"id64":                  {"", "internal/clockseq", "internal/textid"},
 	"id80":                  {"", "internal/clockseq", "internal/textid"},
 	"id96":                  {"", "internal/clockseq", "internal/textid"},

@@ -27,7 +27,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -35,23 +34,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/buildinfo"
 	"github.com/floeid/floe/internal/server"
 	"github.com/floeid/floe/internal/statefile"
 )
-
-// Version is set at build time with -ldflags "-X main.Version=v1.2.3";
-// otherwise it comes from the module's build information.
-var Version = ""
-
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
 
 func main() {
 	m := NewMain(os.Stderr)
@@ -63,7 +49,7 @@ func main() {
 		os.Exit(2)
 	}
 	if m.Config.Version {
-		fmt.Println("floed", version())
+		fmt.Println("floed", buildinfo.Read())
 		return
 	}
 
@@ -116,6 +102,7 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Logger.Warn("the clock is shifted (--clock-offset is for tests)", "offset", c.ClockOffset)
 		clock = offsetClock{floe.MonotonicClock, c.ClockOffset}
 	}
+	build := buildinfo.Read()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -165,7 +152,8 @@ func (m *Main) Run(ctx context.Context) error {
 		MaxHTTPCount: c.MaxHTTPIDs,
 		Logger:       m.Logger,
 		Registry:     reg,
-		Version:      version(),
+		Version:      build.Version,
+		Revision:     build.Revision,
 		AdminToken:   c.AdminToken,
 	}
 	if co != nil {
@@ -196,7 +184,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if co == nil {
 		m.Logger.Info("single node", "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	}
-	m.Logger.Info("floed serving", "version", version(), "listen", addrString(binL), "http", addrString(httpL),
+	m.Logger.Info("floed serving", "version", build.Version, "revision", buildinfo.ShortRevision(build.Revision), "listen", addrString(binL), "http", addrString(httpL),
 		"state", statePath, "clock_policy", c.Policy.String(),
 		"reserve_window", c.Window, "sequences", len(seqs))
 

@@ -121,8 +121,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Registry receives the server's metrics; nil means none.
 	Registry *prometheus.Registry
-	// Version is reported by floe_build_info.
-	Version string
+	// Version and Revision (the module version and the VCS revision of
+	// the build) are the labels of floe_build_info.
+	Version  string
+	Revision string
 }
 
 // Defaults.

@@ -25,7 +25,7 @@ type metrics struct {
 	noeqDuration prometheus.Observer
 }
 
-func newMetrics(s *Server, reg *prometheus.Registry, version string) (*metrics, error) {
+func newMetrics(s *Server, reg *prometheus.Registry, version, revision string) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "floe_requests_total",
@@ -64,7 +64,7 @@ func newMetrics(s *Server, reg *prometheus.Registry, version string) (*metrics, 
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "floe_build_info",
 		Help:        "Always 1; the labels say which build runs.",
-		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
+		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "goversion": runtime.Version()},
 	})
 	info.Set(1)
 	for _, c := range []prometheus.Collector{

@@ -77,7 +77,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	var err error
-	if s.m, err = newMetrics(s, cfg.Registry, cfg.Version); err != nil {
+	if s.m, err = newMetrics(s, cfg.Registry, cfg.Version, cfg.Revision); err != nil {
 		closeAll(seqs)
 		return nil, err
 	}
