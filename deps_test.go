@@ -24,6 +24,8 @@ var allowed = map[string][]string{
 	"internal/textid":       {""},
 	"internal/redistest":    nil,
 	"internal/tlstest":      nil,
+	"internal/promtest":     nil,
+	"deploy":                nil,
 	"internal/buildinfo":    nil,
 	"id64":                  {"", "internal/clockseq", "internal/textid"},
 	"id80":                  {"", "internal/clockseq", "internal/textid"},
