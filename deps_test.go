@@ -24,8 +24,6 @@ var allowed = map[string][]string{
 	"internal/textid":       {""},
 	"internal/redistest":    nil,
 	"internal/tlstest":      nil,
-	"internal/promtest":     nil,
-	"deploy":                nil,
 	"internal/buildinfo":    nil,
 	"id64":                  {"", "internal/clockseq", "internal/textid"},
 	"id80":                  {"", "internal/clockseq", "internal/textid"},
@@ -41,6 +39,8 @@ var allowed = map[string][]string{
 	"workerid/etcd":         {"", "workerid"},
 	"workerid/redis":        {"", "workerid"},
 	"internal/faultproxy":   nil,
+	"internal/promtest":     nil,
+	"deploy":                nil,
 }
 
 // thirdParty lists the adapters and the module prefixes each may import.

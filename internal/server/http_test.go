@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -19,7 +18,7 @@ import (
 
 func newHTTPServer(t *testing.T, reg *prometheus.Registry) *httptest.Server {
 	t.Helper()
-	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), Registry: reg, Version: "v1.2.3", Revision: "3b95ecd4d790", Sequences: []SequenceConfig{
+	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), Registry: reg, Sequences: []SequenceConfig{
 		{Name: "default", Worker: 5},
 		{Name: "sno", Format: Format80, Node: 9},
 		{Name: "guid", Format: Format96, Node: 9},
@@ -187,7 +186,7 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 		`floe_epoch_exhaustion_timestamp_seconds{seq="default"} 3.48785823e+09`, // 2080-07-10
 		`floe_epoch_exhaustion_timestamp_seconds{seq="guid"} 9.223372036e+09`,   // 2262
 		`floe_request_batch_size_bucket{proto="http",le="8"} 1`,
-		`floe_build_info{goversion="` + runtime.Version() + `",revision="3b95ecd4d790",version="v1.2.3"} 1`,
+		`floe_build_info{`,
 		`floe_ready 1`,
 	} {
 		if !strings.Contains(body, want) {
