@@ -39,6 +39,8 @@ var allowed = map[string][]string{
 	"workerid/etcd":         {"", "workerid"},
 	"workerid/redis":        {"", "workerid"},
 	"internal/faultproxy":   nil,
+	"internal/promtest":     nil,
+	"deploy":                nil,
 }
 
 // thirdParty lists the adapters and the module prefixes each may import.
