@@ -20,10 +20,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/floetest"
 )
 
 // Main builds floed into a temporary directory, sets *bin to its path,
@@ -72,7 +73,7 @@ type Proc struct {
 
 	tb     testing.TB
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *floetest.Buffer
 	done   chan struct{}
 	err    error // set before done closes
 }
@@ -110,7 +111,7 @@ func tryStart(tb testing.TB, bin, name string, args []string) *Proc {
 	}
 	// Its own process group, so that SIGSTOP reaches nothing else.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &Proc{Name: name, Bin: addrs[0], HTTP: addrs[1], Args: args, tb: tb, cmd: cmd, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &Proc{Name: name, Bin: addrs[0], HTTP: addrs[1], Args: args, tb: tb, cmd: cmd, stderr: &floetest.Buffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("floedproc: starting %s: %v", name, err)
@@ -154,7 +155,7 @@ func StartErr(tb testing.TB, bin string, args ...string) (string, error) {
 	tb.Helper()
 	addrs := freeAddrs(tb, 2)
 	cmd := exec.Command(bin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
-	var stderr syncBuffer
+	var stderr floetest.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
@@ -384,21 +385,4 @@ func freeAddrs(tb testing.TB, n int) []string {
 		addrs = append(addrs, l.Addr().String())
 	}
 	return addrs
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -3,7 +3,6 @@
 package scenario_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/internal/faultproxy"
 	"github.com/floeid/floe/internal/redistest"
 	"github.com/floeid/floe/sequencer"
@@ -158,7 +158,7 @@ func openSeq(t *testing.T, c coordinator, owner string, faulty bool) *seqProc {
 // buffer that the test prints if it fails, and closes it when the test
 // ends. It may run outside the test's goroutine.
 func openOn(t *testing.T, owner string, catalog workerid.Catalog, sources func(workerid.Sequence) (workerid.Source, error), closeClient func()) (*seqProc, error) {
-	buf := &syncBuffer{}
+	buf := &floetest.Buffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	sq, err := sequencer.Open(ctx, sequencer.Config{
@@ -180,24 +180,6 @@ func openOn(t *testing.T, owner string, catalog workerid.Catalog, sources func(w
 		}
 	})
 	return &seqProc{Sequencer: sq, who: owner, closeClient: closeClient}, nil
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer // guarded by mu
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // seqSpec is the catalog's text of seqName's definition.

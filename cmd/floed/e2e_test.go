@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -25,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/floetest"
 )
 
 // floedBin is the daemon built by TestMain.
@@ -74,24 +75,6 @@ var httpClient = &http.Client{
 	Transport: &http.Transport{DisableKeepAlives: true},
 }
 
-// syncBuffer collects a subprocess's stderr while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // floed is one running daemon.
 type floed struct {
 	t      testing.TB
@@ -99,7 +82,7 @@ type floed struct {
 	Bin    string // binary protocol address
 	HTTP   string // HTTP address
 	State  string // state directory
-	stderr *syncBuffer
+	stderr *floetest.Buffer
 	done   chan struct{} // closed when the process has exited
 	err    error         // cmd.Wait's result, set before done closes
 }
@@ -146,7 +129,7 @@ func tryStart(t testing.TB, env []string, args []string) *floed {
 	bin, web := addrs[0], addrs[1]
 	cmd := exec.Command(floedBin, append([]string{"--listen", bin, "--http", web}, args...)...)
 	cmd.Env = floedEnv(env)
-	f := &floed{t: t, cmd: cmd, Bin: bin, HTTP: web, stderr: &syncBuffer{}, done: make(chan struct{})}
+	f := &floed{t: t, cmd: cmd, Bin: bin, HTTP: web, stderr: &floetest.Buffer{}, done: make(chan struct{})}
 	cmd.Stderr = f.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting floed: %v", err)
@@ -488,7 +471,7 @@ func runToExit(t *testing.T, env, args []string, d time.Duration) (string, error
 	addrs := freeAddrs(t, 2)
 	cmd := exec.Command(floedBin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
 	cmd.Env = floedEnv(env)
-	stderr := &syncBuffer{}
+	stderr := &floetest.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting floed: %v", err)

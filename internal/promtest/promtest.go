@@ -18,10 +18,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/floetest"
 )
 
 // Tool returns the path of the named program (promtool, prometheus). When
@@ -53,7 +54,7 @@ type Server struct {
 	URL    string // http://127.0.0.1:port
 	tb     testing.TB
 	cmd    *exec.Cmd
-	stderr *buffer
+	stderr *floetest.Buffer
 	done   chan struct{} // closed when the process has exited
 }
 
@@ -106,7 +107,7 @@ func try(tb testing.TB, bin, configFile, data string) *Server {
 		"--web.listen-address="+addr,
 		"--log.level=warn",
 	)
-	s := &Server{URL: "http://" + addr, tb: tb, cmd: cmd, stderr: &buffer{}, done: make(chan struct{})}
+	s := &Server{URL: "http://" + addr, tb: tb, cmd: cmd, stderr: &floetest.Buffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("starting prometheus: %v", err)
@@ -230,22 +231,4 @@ func sample(metric map[string]string, p []any) (Sample, error) {
 		return Sample{}, fmt.Errorf("sample %v: %v", p, err)
 	}
 	return Sample{Metric: metric, Time: time.UnixMilli(int64(math.Round(ts * 1000))), Value: v}, nil
-}
-
-// buffer collects the process's output while the test reads it.
-type buffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
