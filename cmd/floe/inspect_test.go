@@ -231,16 +231,8 @@ func TestInspect_RedisgenIDs(t *testing.T) {
 	}
 	after := time.Now()
 	ids := strings.Fields(out.String())
-	var got bytes.Buffer
-	if code := run(append([]string{"inspect", "-layout", "redisgen", "-o", "json"}, ids...), &got, &errOut); code != 0 {
-		t.Fatalf("inspect: exit %d: %s", code, errOut.String())
-	}
-	dec := json.NewDecoder(&got)
-	for _, id := range ids {
-		var r readingJSON
-		if err := dec.Decode(&r); err != nil {
-			t.Fatal(err)
-		}
+	for i, r := range inspectJSON(t, "redisgen", ids) {
+		id := ids[i]
 		// Redis runs on this machine, so its clock is this one.
 		if r.ID != id || r.Time.Before(before) || r.Time.After(after) || *r.Worker != 5 {
 			t.Errorf("%s decodes as %+v, want time in %v..%v and worker 5", id, r, before, after)
@@ -259,16 +251,8 @@ func TestInspect_RedisgenIDs(t *testing.T) {
 	}
 	after = time.Now()
 	ids = strings.Fields(out.String())
-	got.Reset()
-	if code := run(append([]string{"inspect", "-layout", "icicle2", "-o", "json"}, ids...), &got, &errOut); code != 0 {
-		t.Fatalf("inspect: exit %d: %s", code, errOut.String())
-	}
-	dec = json.NewDecoder(&got)
-	for _, id := range ids {
-		var r readingJSON
-		if err := dec.Decode(&r); err != nil {
-			t.Fatal(err)
-		}
+	for i, r := range inspectJSON(t, "icicle2", ids) {
+		id := ids[i]
 		if r.ID != id || r.Time.Before(before) || r.Time.After(after) || *r.Worker != 5 {
 			t.Errorf("%s decodes as %+v, want time in %v..%v and worker 5", id, r, before, after)
 		}
@@ -289,4 +273,22 @@ func TestInspect_Help(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d, want 0", code)
 	}
+}
+
+// inspectJSON runs floe inspect -o json on ids in layout and returns one
+// reading of each.
+func inspectJSON(t *testing.T, layout string, ids []string) []readingJSON {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := run(append([]string{"inspect", "-o", "json", "-layout", layout}, ids...), &out, &errOut); code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, errOut.String())
+	}
+	dec := json.NewDecoder(&out)
+	readings := make([]readingJSON, len(ids))
+	for i := range readings {
+		if err := dec.Decode(&readings[i]); err != nil {
+			t.Fatalf("inspect -o json, reading %d: %v", i, err)
+		}
+	}
+	return readings
 }

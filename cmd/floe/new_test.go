@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -29,16 +28,8 @@ func TestNew_Layouts(t *testing.T) {
 			}
 			after := time.Now()
 			ids := strings.Fields(out.String())
-			var got bytes.Buffer
-			if code := run(append([]string{"inspect", "-o", "json", "-layout", tc.layout}, ids...), &got, &errOut); code != 0 {
-				t.Fatalf("inspect: exit %d: %s", code, errOut.String())
-			}
-			dec := json.NewDecoder(&got)
-			for _, id := range ids {
-				var r readingJSON
-				if err := dec.Decode(&r); err != nil {
-					t.Fatal(err)
-				}
+			for i, r := range inspectJSON(t, tc.layout, ids) {
+				id := ids[i]
 				if r.ID != id || r.Time.Before(before) || r.Time.After(after) || *r.Worker != 7 {
 					t.Errorf("%s decodes as %+v, want time in %v..%v and worker 7", id, r, before, after)
 				}
