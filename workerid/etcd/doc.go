@@ -20,8 +20,8 @@
 // # Claims and the fence
 //
 // Claim grants an etcd lease, reads which IDs are held and tries the free
-// ones, the one its Owner held last first and then the others from a
-// random start, each with one transaction:
+// ones, the one its Owner held last first and then the others in random
+// order, each with one transaction:
 //
 //	If(CreateRevision(workers/<id>) == 0)
 //	Then(Put(workers/<id>, owner, lease), Get(reserved/<id>))

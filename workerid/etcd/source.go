@@ -129,7 +129,7 @@ func (s *Source) request(ctx context.Context) (context.Context, context.CancelFu
 }
 
 // Claim takes a free worker ID: the one this Owner held last if it is
-// free, else the first free one from a random start. Each attempt is one
+// free, else a free one at random. Each attempt is one
 // transaction creating the ID's owner key under a new etcd lease and
 // reading its reservation. It returns an error wrapping
 // workerid.ErrExhausted when every ID is held, and one wrapping ErrCorrupt
@@ -228,8 +228,8 @@ func (s *Source) clearLast(ctx context.Context, id int, fence int64, r uint64) e
 }
 
 // candidates reads which IDs are held and returns the free ones in the
-// order to try: the one this Owner held last, then the others from a
-// random start.
+// order to try: the one this Owner held last, then the others in random
+// order.
 func (s *Source) candidates(ctx context.Context) ([]int, error) {
 	rctx, cancel := s.request(ctx)
 	resp, err := s.cli.Txn(rctx).Then(
@@ -258,15 +258,17 @@ func (s *Source) candidates(ctx context.Context) ([]int, error) {
 		}
 	}
 	order := make([]int, 0, s.cfg.IDs-len(held))
-	if preferred >= 0 {
-		order = append(order, preferred)
-	}
-	start := rand.IntN(s.cfg.IDs)
-	for i := range s.cfg.IDs {
-		id := (start + i) % s.cfg.IDs
+	for id := range s.cfg.IDs {
 		if !held[id] && id != preferred {
 			order = append(order, id)
 		}
+	}
+	// In random order: claimers that start together and lose a race try
+	// unrelated IDs next, where from a random start they would try the
+	// neighbours another claimer is taking in turn.
+	rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	if preferred >= 0 {
+		order = append([]int{preferred}, order...)
 	}
 	return order, nil
 }
