@@ -154,8 +154,10 @@ func TestScenario_EtcdTLS(t *testing.T) {
 			if err == nil {
 				t.Fatalf("floed exited 0, want a refusal:\n%s", stderr)
 			}
+			// floed's log line quotes the error: read it unquoted.
+			plain := strings.ReplaceAll(stderr, `\"`, `"`)
 			for _, want := range tt.want {
-				if !strings.Contains(stderr, want) {
+				if !strings.Contains(plain, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, stderr)
 				}
 			}
