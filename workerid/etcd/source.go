@@ -160,7 +160,9 @@ func (s *Source) claim(ctx context.Context, leaseID clientv3.LeaseID, sent time.
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range order {
+	for lost := 0; len(order) > 0; {
+		id := order[0]
+		order = order[1:]
 		ownerKey, reservedKey := s.ownerKey(id), s.reservedKey(id)
 		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(ownerKey), "=", 0)}
 		var orElse []clientv3.Op
@@ -184,7 +186,15 @@ func (s *Source) claim(ctx context.Context, leaseID clientv3.LeaseID, sent time.
 					return nil, fmt.Errorf("%w: sequence at %q, generation %d", workerid.ErrNotFound, s.guard.key, s.guard.gen)
 				}
 			}
-			continue // taken since the snapshot
+			// Taken since the snapshot. Claimers starting together take
+			// the IDs free in it fast: after a few losses, read it again
+			// rather than try one stale candidate after another.
+			if lost++; lost%staleAfter == 0 && len(order) > 0 {
+				if order, err = s.candidates(ctx); err != nil {
+					return nil, err
+				}
+			}
+			continue
 		}
 		fence := resp.Header.Revision
 		var rec reservation
@@ -209,6 +219,10 @@ func (s *Source) claim(ctx context.Context, leaseID clientv3.LeaseID, sent time.
 	}
 	return nil, fmt.Errorf("%w: all %d worker IDs under %q", workerid.ErrExhausted, s.cfg.IDs, s.cfg.Prefix)
 }
+
+// staleAfter is how many candidates a claim loses to other claimers before
+// it reads which IDs are held again.
+const staleAfter = 4
 
 // clearLast rewrites the claimed ID's reservation without its last tick.
 func (s *Source) clearLast(ctx context.Context, id int, fence int64, r uint64) error {
