@@ -3,6 +3,7 @@ package id80
 import (
 	"encoding/binary"
 	"time"
+	"unsafe"
 )
 
 const (
@@ -127,12 +128,13 @@ func (id ID) Compare(other ID) int {
 // the string.
 func (id ID) String() string {
 	// encode's body, written out: encode is too large to inline, and String
-	// is the hot path.
-	var b [EncodedSize]byte
+	// is the hot path. The text is built in the string's own memory, the
+	// one allocation, instead of being copied there from the stack.
+	b := new([EncodedSize]byte)
 	hi, lo := blocks(&id)
 	binary.LittleEndian.PutUint64(b[0:8], textWord(hi))
 	binary.LittleEndian.PutUint64(b[8:16], textWord(lo))
-	return string(b[:])
+	return unsafe.String(&b[0], EncodedSize)
 }
 
 // timeOf returns the time of timestamp ts, which must not exceed
