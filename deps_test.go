@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"workerid/etcd":         {"", "workerid"},
 	"workerid/redis":        {"", "workerid"},
 	"internal/faultproxy":   nil,
-	"internal/promtest":     nil,
+	"internal/promtest":     {"floetest"},
 	"deploy":                nil,
 }
 
