@@ -44,6 +44,15 @@ func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
 		checker.Add(ids...)
 		clock.Step(20 * time.Millisecond)
 	}
+	// The last step may have taken the clock past R; the keeper raises R
+	// ahead of it within an eighth of the window.
+	deadline := time.Now().Add(10 * time.Second)
+	for ns.Holder(0).Reserved() <= uint64(clock.Now().Sub(id64.Twitter.Epoch).Milliseconds()) {
+		if time.Now().After(deadline) {
+			t.Fatal("the keeper did not raise the reservation ahead of the clock")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	r := ns.Holder(0).Reserved()
 
 	ns.Lose(0)
@@ -52,7 +61,7 @@ func TestServer_LeaseLostStopsAndClaimsAgain(t *testing.T) {
 	}
 	// The supervisor claims the ID again; its floor is R, ahead of the
 	// clock, so under policy wait it is not ready until the clock passes.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(10 * time.Second)
 	for ns.Holder(0) == nil || !s.seqs()[0].holding() {
 		if time.Now().After(deadline) {
 			t.Fatal("no new claim after the loss")
