@@ -217,3 +217,19 @@ func checkLedger(t *testing.T, led *floedproc.Ledger) {
 		t.Error("no ID was issued at all")
 	}
 }
+
+// aboveAfterFault fails the test if a batch issued tick aHi or below on
+// worker ID id: every holder of id after a's fault must start above a's
+// last tick.
+func aboveAfterFault(t *testing.T, id int, aHi uint64, sources ...[]batch) {
+	t.Helper()
+	for _, bs := range sources {
+		for _, bt := range bs {
+			for _, v := range bt.ids {
+				if floedproc.Node(v) == id && floedproc.Tick(v) <= aHi {
+					t.Fatalf("%s issued tick %d of worker ID %d after a's fault, not above a's last tick %d", bt.who, floedproc.Tick(v), id, aHi)
+				}
+			}
+		}
+	}
+}

@@ -92,15 +92,7 @@ func seqLeaseLost(t *testing.T, c coordinator, fault func(p *faultproxy.Proxy), 
 		onlyWorker(t, "a after the heal", fa.received("a", healed, time.Time{}), spare)
 	}
 	// Whoever held worker ID id after the fault started above a.
-	for _, bs := range [][]batch{fa.received("a", healed, time.Time{}), fb.all("b")} {
-		for _, bt := range bs {
-			for _, v := range bt.ids {
-				if floedproc.Node(v) == id && floedproc.Tick(v) <= aHi {
-					t.Fatalf("%s issued tick %d of worker ID %d after a's fault, not above a's last tick %d", bt.who, floedproc.Tick(v), id, aHi)
-				}
-			}
-		}
-	}
+	aboveAfterFault(t, id, aHi, fa.received("a", healed, time.Time{}), fb.all("b"))
 	checkLedger(t, led)
 }
 

@@ -89,16 +89,8 @@ func TestScenario_SlowAndOneWay(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 			fa.halt()
 			fb.halt()
-			// Whoever held worker ID id after a's fault started above a.
-			for _, bs := range [][]batch{fa.received("a", healed, time.Time{}), fb.all("b")} {
-				for _, bt := range bs {
-					for _, v := range bt.ids {
-						if floedproc.Node(v) == id && floedproc.Tick(v) <= aHi {
-							t.Fatalf("%s issued tick %d of worker ID %d after a's fault, not above a's last tick %d", bt.who, floedproc.Tick(v), id, aHi)
-						}
-					}
-				}
-			}
+			// Whoever held worker ID id after the fault started above a.
+			aboveAfterFault(t, id, aHi, fa.received("a", healed, time.Time{}), fb.all("b"))
 			checkLedger(t, led)
 		})
 	}
