@@ -36,13 +36,16 @@ type Seq struct {
 	reserved bool
 	lowWater uint64 // ticks of headroom under which Need is signalled
 	overflow chan<- floe.Overflow
+	crowded  atomic.Bool // single-ID reservations take turns (see crowd); read by every call, written rarely
 
 	// hint is the state word of the current tick with its sequence field
 	// cleared, and bit 0 set once the tick is spent. It changes once per
 	// tick, so the single-ID fast path reads it from a line shared by all
-	// cores and touches the contended state word with one Add only.
+	// cores and touches the contended state word with one load and one Add.
 	hint atomic.Uint64
 	_    [56]byte
+
+	crowd crowd
 
 	ceiling atomic.Uint64 // highest tick that may be issued, when reserved
 	need    chan struct{} // signalled when the ceiling needs raising
@@ -150,23 +153,25 @@ func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
 	if n == 0 {
 		n = 1
 	}
-	now := s.r.now() - s.epoch
+	var now int64
 	if n == 1 && s.add {
-		h := s.hint.Load()
-		start := int64(h>>s.tshift) * s.unit
-		if h&1 == 0 && now < start+s.unit && now+s.slack >= start {
-			v := s.state.Add(1)
-			if q := v & s.seqMask; q <= s.seqMax {
-				// The word may have moved on since the hint; every word is
-				// one some caller validated, and this sequence number in it
-				// is ours alone.
-				return s.tick(v>>s.tshift, v), q, 1, nil
-			}
+		var ok, reread bool
+		if s.crowded.Load() {
+			now, tick, seq, ok, reread = s.takeTurn()
+		} else {
+			now = s.r.now() - s.epoch
+			tick, seq, ok, reread = s.fast(now, true)
+		}
+		if ok {
+			return tick, seq, 1, nil
+		}
+		if reread {
 			// Overshot: the tick is spent. A new reading may show a later
 			// tick, which the loop below moves to without a lock.
-			s.hint.CompareAndSwap(h, h|1)
 			now = s.r.now() - s.epoch
 		}
+	} else {
+		now = s.r.now() - s.epoch
 	}
 	for {
 		st := s.state.Load()
@@ -194,6 +199,34 @@ func (s *Seq) Reserve(n uint64) (tick, seq, count uint64, err error) {
 			return s.slow(n)
 		}
 	}
+}
+
+// fast is the single-ID fast path: one Add to the state word when the hint
+// shows room in the tick of reading now. ok reports a reservation; reread
+// that the tick is spent and the caller should read the clock again. With
+// watch, an Add that finds the word moved by another caller since its
+// load counts towards crowding.
+func (s *Seq) fast(now int64, watch bool) (tick, seq uint64, ok, reread bool) {
+	h := s.hint.Load()
+	start := int64(h>>s.tshift) * s.unit
+	if h&1 != 0 || now >= start+s.unit || now+s.slack < start {
+		return 0, 0, false, false
+	}
+	var before uint64
+	if watch {
+		before = s.state.Load()
+	}
+	v := s.state.Add(1)
+	if watch && v != before+1 {
+		s.crowd.collided(s)
+	}
+	if q := v & s.seqMask; q <= s.seqMax {
+		// The word may have moved on since the hint; every word is one some
+		// caller validated, and this sequence number in it is ours alone.
+		return s.tick(v>>s.tshift, v), q, true, false
+	}
+	s.hint.CompareAndSwap(h, h|1)
+	return 0, 0, false, true
 }
 
 // enter moves the state word from st to tick nt on timeline tt (the
