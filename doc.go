@@ -11,10 +11,11 @@
 //   - id80: 80-bit IDs, bit- and text-compatible with muyo/sno;
 //   - id96: 96-bit k-ordered IDs, bit- and text-compatible with fogfish/guid.
 //
-// All of them share one lock-free core that issues (tick, sequence) pairs and
-// never issues the same pair twice: not across goroutines, clock steps
-// backwards, a restart above a recorded floor, or a reservation ceiling that
-// stops the generator before it could overlap another holder of its worker ID.
+// All of them share one core that issues (tick, sequence) pairs, lock-free
+// while callers do not collide, and never issues the same pair twice: not
+// across goroutines, clock steps backwards, a restart above a recorded
+// floor, or a reservation ceiling that stops the generator before it could
+// overlap another holder of its worker ID.
 //
 // The library packages use the standard library only and never log.
 package floe

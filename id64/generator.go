@@ -8,7 +8,8 @@ import (
 )
 
 // Generator issues IDs of one layout for one node. It is safe for concurrent
-// use; its fast path takes no lock. IDs from one Generator strictly increase.
+// use; its fast path takes no lock while callers do not collide. IDs from one
+// Generator strictly increase.
 //
 // A Generator never issues an ID twice: not across goroutines, clock steps
 // backwards (its Policy decides whether it waits, fails or borrows), or a

@@ -8,7 +8,8 @@ import (
 )
 
 // Generator issues IDs for one partition (or one sequence shard of it). It
-// is safe for concurrent use; its fast path takes no lock. IDs from one
+// is safe for concurrent use; its fast path takes no lock while callers do
+// not collide. IDs from one
 // Generator strictly increase, except that a tick-tock switch starts a new
 // timeline, which sorts next to the old one.
 //

@@ -11,7 +11,8 @@ import (
 )
 
 // Generator issues IDs for one node. It is safe for concurrent use; its fast
-// path takes no lock. IDs from one Generator strictly increase.
+// path takes no lock while callers do not collide. IDs from one Generator
+// strictly increase.
 //
 // Where guid draws its 14-bit sequence from one counter that wraps around,
 // so that more than 16,384 IDs in one tick of 131 µs repeat earlier ones, a

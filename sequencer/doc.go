@@ -9,7 +9,7 @@
 // Open or create a sequence by name with a Definition (format id64, id80
 // or id96, and the id64 layout), then take IDs with the method of its
 // format: Next64 and NextN64, Next80, Next96, or AppendNext for text. The
-// hot paths take no lock and allocate nothing.
+// hot paths allocate nothing, and take no lock while callers do not collide.
 //
 // # Safety rules
 //
