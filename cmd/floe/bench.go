@@ -137,7 +137,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.IntVar(&cfg.pipeline, "pipeline", 1, "requests outstanding per connection, 1.."+strconv.Itoa(benchMaxPipeline)+"; 1: send one, wait for its reply")
 	fs.DurationVar(&cfg.warmup, "warmup", 0, "run this long before measuring; its IDs are checked but not counted")
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Second, "longest wait to connect or for a reply")
-	fs.StringVar(&cfg.layoutName, "layout", "twitter", "id64 layout of the server's IDs, to measure the lag of their time behind their request's send (noeqd's is twitter): "+layoutUsage)
+	fs.StringVar(&cfg.layoutName, "layout", "twitter", "id64 layout of the server's IDs, to measure the lag of their time behind their request's send (noeqd's is twitter): "+id64.LayoutHelp)
 	fs.BoolVar(&cfg.check, "check", true, "check IDs are unique over all connections (keeps every ID: 8 bytes each); order on each connection is always checked")
 	fs.StringVar(&cfg.output, "o", "text", "output: text or json")
 	progress := fs.String("progress", "auto", "live progress line on stderr: auto (when stderr is a terminal), on or off")

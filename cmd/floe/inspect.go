@@ -33,7 +33,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
-	layout := fs.String("layout", "twitter", "layout of decimal (id64) IDs: "+layoutUsage)
+	layout := fs.String("layout", "twitter", "layout of decimal (id64) IDs: "+id64.LayoutHelp)
 	format := fs.String("format", "", "decode as this format only: id64, id80 or id96 (default: tell from the text)")
 	out := fs.String("o", "text", "output: text (a line per reading) or json (an object per reading, one a line)")
 	if err := parseFlags(fs, args); err != nil {

@@ -8,11 +8,6 @@ import (
 	"github.com/floeid/floe/id64"
 )
 
-// layoutUsage says what a -layout flag takes.
-const layoutUsage = `a preset: twitter, icicle (icicle 1.x), icicle2 (icicle 2.x), instagram, discord, redisgen or snowcast-N; ` +
-	`or a layout written out, such as "41t/10w/12s 1ms since 2016-02-18" (bits of time, datacenter, worker and sequence, tick unit, ` +
-	`epoch as RFC 3339, date or Unix ms, then "unsigned" if the IDs may use the top bit)`
-
 // parseLayoutFlag reads the value of the layout flag named flag, as
 // id64.ParseLayout does, and names the flag in its error.
 func parseLayoutFlag(flag, value string) (id64.Layout, error) {

@@ -26,7 +26,7 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "id64", "ID format: id64, id80 or id96")
 	n := fs.Int("n", 1, "number of IDs")
 	out := fs.String("o", "text", "output: text (one per line), json (an array of strings) or decimal (one integer per line)")
-	layout := fs.String("layout", "twitter", "id64 layout: "+layoutUsage)
+	layout := fs.String("layout", "twitter", "id64 layout: "+id64.LayoutHelp)
 	datacenter := fs.Uint64("d", 0, "id64 datacenter ID")
 	worker := fs.Uint64("w", 0, "id64 worker ID")
 	meta := fs.Uint("meta", 0, "id80 metabyte, 0..255")

@@ -13,6 +13,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/redisgen"
 )
 
@@ -49,7 +50,7 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 	password := fs.String("password", os.Getenv("FLOE_REDIS_PASSWORD"), "Redis password (default $FLOE_REDIS_PASSWORD)")
 	username := fs.String("username", "", "Redis ACL user (default: the default user)")
 	prefix := fs.String("prefix", "floe:redisgen:", "key prefix")
-	layoutName := fs.String("layout", "", "id64 layout: "+layoutUsage+" (default redisgen)")
+	layoutName := fs.String("layout", "", "id64 layout: "+id64.LayoutHelp+" (default redisgen)")
 	timeout := fs.Duration("timeout", 5*time.Second, "time limit for the whole command")
 	var shard *uint64
 	var force *bool

@@ -72,7 +72,7 @@ func runSeqCreate(args []string, stdout, stderr io.Writer) error {
 	var af adminFlags
 	fs := newAdminFlagSet("seq create", "[-addr URL] [-token T] [-format id64|id80|id96] [-layout name] NAME", &af, stderr)
 	format := fs.String("format", "id64", "ID `format`: id64, id80 or id96")
-	layout := fs.String("layout", "", "id64 `layout` (default twitter; id64 only): "+layoutUsage)
+	layout := fs.String("layout", "", "id64 `layout` (default twitter; id64 only): "+id64.LayoutHelp)
 	name, err := parseNameArgs(fs, args, stderr)
 	if err != nil {
 		return err

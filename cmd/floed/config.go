@@ -270,7 +270,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	fs.Var(uintFlag{&c.Datacenter}, "datacenter", "datacenter `id`")
 	alias("d", "datacenter")
 	c.Layout = "twitter"
-	fs.Var(layoutFlag{&c.Layout}, "layout", "id64 `layout` of the default sequence: "+layoutWant)
+	fs.Var(layoutFlag{&c.Layout}, "layout", "id64 `layout` of the default sequence: "+id64.LayoutHelp)
 	fs.Var(timeFlag{&c.TimeOfDeath}, "time-of-death", "issue nothing at or before this `time`: Unix ms or RFC 3339, as noeqd's -t")
 	alias("t", "time-of-death")
 	fs.Var(boolFlag{&c.RequireState}, "require-state", "refuse to start without a state file (a lost or new state directory) unless --time-of-death says above which time to start")

@@ -274,7 +274,7 @@ func (f layoutFlag) String() string {
 
 func (f layoutFlag) Set(s string) error {
 	if s == "" {
-		return errors.New("want " + layoutWant)
+		return errors.New("want " + id64.LayoutHelp)
 	}
 	if _, err := id64.ParseLayout(s); err != nil {
 		return err
@@ -282,11 +282,6 @@ func (f layoutFlag) Set(s string) error {
 	*f.p = s
 	return nil
 }
-
-// layoutWant says what a layout flag takes.
-const layoutWant = `twitter, icicle (icicle 1.x), icicle2 (icicle 2.x), instagram, discord, redisgen, snowcast-N, ` +
-	`or a layout written out, such as "41t/10w/12s 1ms since 2016-02-18" (bits of time, datacenter, worker and sequence, ` +
-	`tick unit, epoch as RFC 3339, date or Unix ms, then "unsigned" if the IDs may use the top bit)`
 
 // timeFlag is a time of death: Unix milliseconds (noeqd's -t) or RFC 3339.
 type timeFlag struct{ t *time.Time }
