@@ -83,9 +83,9 @@ func ParseLayout(s string) (Layout, error) {
 }
 
 // LayoutHelp says, in one line for a flag's usage, what ParseLayout reads.
-const LayoutHelp = `a preset: twitter, icicle (icicle 1.x), icicle2 (icicle 2.x), instagram, discord, redisgen or snowcast-N; ` +
-	`or a layout written out, such as "41t/10w/12s 1ms since 2016-02-18" (bits of time, datacenter, worker and sequence, tick unit, ` +
-	`epoch as RFC 3339, date or Unix ms, then "unsigned" if the IDs may use the top bit)`
+const LayoutHelp = `twitter, icicle (icicle 1.x), icicle2 (icicle 2.x), instagram, discord, redisgen, snowcast-N, ` +
+	`or a layout written out, such as "41t/10w/12s 1ms since 2016-02-18" (bits of time, datacenter, worker and sequence, ` +
+	`tick unit, epoch as RFC 3339, date or Unix ms, then "unsigned" if the IDs may use the top bit)`
 
 // layoutSyntax is what a layout's text looks like, for errors.
 const layoutSyntax = `want "FIELDS UNIT since EPOCH [unsigned]", such as "41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z"`
