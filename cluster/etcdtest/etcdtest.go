@@ -6,9 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +16,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/floeid/floe/floetest"
 )
 
 // Cluster is a set of embedded etcd members.
@@ -129,10 +129,11 @@ func tryStart(tb testing.TB, n int, sec *Security, tm Timers) (*Cluster, error) 
 	c := &Cluster{tb: tb, sec: sec}
 	var initial []string
 	for i := range n {
+		addrs := floetest.FreeAddrs(tb, 2)
 		m := &Member{
 			Name:       fmt.Sprintf("m%d", i),
-			ClientAddr: freeAddr(tb),
-			PeerAddr:   freeAddr(tb),
+			ClientAddr: addrs[0],
+			PeerAddr:   addrs[1],
 			dir:        tb.TempDir(),
 			sec:        sec,
 			timers:     tm,
@@ -382,17 +383,6 @@ func (m *Member) start() error {
 	}
 	m.etcd, m.started = e, true
 	return nil
-}
-
-// freeAddr returns a loopback address with a port free a moment ago.
-func freeAddr(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("etcdtest: %v", err)
-	}
-	defer l.Close()
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
 }
 
 // Ctx returns a context that ends after d or with the test.

@@ -102,7 +102,7 @@ func (p *Proc) Restart(extra ...string) *Proc {
 
 func tryStart(tb testing.TB, bin, name string, args []string) *Proc {
 	tb.Helper()
-	addrs := freeAddrs(tb, 2)
+	addrs := floetest.FreeAddrs(tb, 2)
 	cmd := exec.Command(bin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "FLOE_") && !strings.HasPrefix(kv, "NOEQ_") {
@@ -153,7 +153,7 @@ func tryStart(tb testing.TB, bin, name string, args []string) *Proc {
 // fails the test if the daemon is still running after the deadline.
 func StartErr(tb testing.TB, bin string, args ...string) (string, error) {
 	tb.Helper()
-	addrs := freeAddrs(tb, 2)
+	addrs := floetest.FreeAddrs(tb, 2)
 	cmd := exec.Command(bin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
 	var stderr floetest.Buffer
 	cmd.Stderr = &stderr
@@ -372,17 +372,3 @@ func Tick(id uint64) uint64 { return id >> (twitterSeqBits + twitterNode) }
 
 // Node returns the node (datacenter<<5 | worker) of a Twitter-layout ID.
 func Node(id uint64) int { return int(id>>twitterSeqBits) & (1<<twitterNode - 1) }
-
-func freeAddrs(tb testing.TB, n int) []string {
-	tb.Helper()
-	var addrs []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatal(err)
-		}
-		defer l.Close()
-		addrs = append(addrs, l.Addr().String())
-	}
-	return addrs
-}

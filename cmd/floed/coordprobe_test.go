@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/internal/redistest"
 	"github.com/floeid/floe/internal/tlstest"
 )
@@ -68,7 +69,7 @@ func TestConfig_ConnectRedisSecure(t *testing.T) {
 	stranger := other.Issue(t, "floed")
 	pwFile := writeFile(t, t.TempDir(), "pw", "s3cret\n")
 	plain := redistest.Start(t)
-	free := freeAddrs(t, 1)[0]
+	free := floetest.FreeAddrs(t, 1)[0]
 
 	tlsArgs := func(caFile string, pair tlstest.Pair) []string {
 		return []string{"--redis", srv.Addr, "--redis-ca", caFile, "--redis-cert", pair.CertFile, "--redis-key", pair.KeyFile}
@@ -150,7 +151,7 @@ func TestConfig_ConnectRedisSecure(t *testing.T) {
 // floed started on an address where nothing listens logs the attempt and
 // stops with the address and the cause, not a deadline.
 func TestE2E_ConnectNothingListening(t *testing.T) {
-	free := freeAddrs(t, 1)[0]
+	free := floetest.FreeAddrs(t, 1)[0]
 	tests := []struct {
 		name    string
 		args    []string

@@ -125,7 +125,7 @@ func startFloedEnv(t testing.TB, env []string, args ...string) *floed {
 // taken in the meantime.
 func tryStart(t testing.TB, env []string, args []string) *floed {
 	t.Helper()
-	addrs := freeAddrs(t, 2)
+	addrs := floetest.FreeAddrs(t, 2)
 	bin, web := addrs[0], addrs[1]
 	cmd := exec.Command(floedBin, append([]string{"--listen", bin, "--http", web}, args...)...)
 	cmd.Env = floedEnv(env)
@@ -178,22 +178,6 @@ func floedEnv(env []string) []string {
 		}
 	}
 	return append(out, env...)
-}
-
-// freeAddrs returns n distinct loopback addresses whose ports were free a
-// moment ago.
-func freeAddrs(t testing.TB, n int) []string {
-	t.Helper()
-	var addrs []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		addrs = append(addrs, l.Addr().String())
-	}
-	return addrs
 }
 
 // Pid returns the daemon's process id.
@@ -468,7 +452,7 @@ func checkIncreasing(t testing.TB, what string, ids []uint64) {
 // exit by itself within d, and returns its stderr and cmd.Wait's error.
 func runToExit(t *testing.T, env, args []string, d time.Duration) (string, error) {
 	t.Helper()
-	addrs := freeAddrs(t, 2)
+	addrs := floetest.FreeAddrs(t, 2)
 	cmd := exec.Command(floedBin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
 	cmd.Env = floedEnv(env)
 	stderr := &floetest.Buffer{}

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -95,12 +94,7 @@ scrape_configs:
 // try makes one attempt; it returns nil when the port was taken.
 func try(tb testing.TB, bin, configFile, data string) *Server {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := floetest.FreeAddrs(tb, 1)[0]
 	cmd := exec.Command(bin,
 		"--config.file="+configFile,
 		"--storage.tsdb.path="+data,
