@@ -25,7 +25,7 @@ const maxLine = 64 << 10
 func runInspect(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("inspect", stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: floe inspect [-layout L] [-format id64|id80|id96] [-o text|json] [ID... | -]")
+		fmt.Fprintln(stderr, "usage: floe inspect "+synopses["inspect"])
 		fmt.Fprintln(stderr, "\nDecodes each ID: its format, time and parts. With no ID, or with -, reads IDs from stdin, one a line.")
 		fmt.Fprintln(stderr, "Decimal text is an id64 of -layout; 16 other characters an id80 (sno) or an id96 (guid). Text that")
 		fmt.Fprintln(stderr, "is both gives both readings, the likely one first: its time lies inside its format's life and not")

@@ -3,7 +3,7 @@
 // Usage:
 //
 //	floe new [-format id64|id80|id96] [-n count] [-o text|json|decimal] [flags]
-//	floe inspect [-layout name] ID...
+//	floe inspect [-layout L] [-format id64|id80|id96] [-o text|json] [ID... | -]
 //	floe redis init --shard N --addr host:port
 //	floe redis get [-n count] --addr host:port,...
 //	floe get [-n count] [-addr host:port,...] [-token T] [-timeout 5s] [-o text|json]
