@@ -3,8 +3,10 @@ package sequencer_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,6 +82,7 @@ func TestSequencer_ReleaseCoversCallsInProgress(t *testing.T) {
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	got := make([][]id64.ID, 4)
+	var issued atomic.Int64
 	stop := make(chan struct{})
 	for g := range got {
 		wg.Add(1)
@@ -93,12 +96,16 @@ func TestSequencer_ReleaseCoversCallsInProgress(t *testing.T) {
 				}
 				if id, err := sq.Next64(); err == nil {
 					got[g] = append(got[g], id)
+					issued.Add(1)
 				} else if errors.Is(err, sequencer.ErrClosed) {
 					return
 				}
 			}
 		}()
 	}
+	// Each term issues some IDs before the next change, however the
+	// goroutines are scheduled: on a busy machine they may not have run
+	// at all by the time the loop would otherwise end.
 	for i := range 20 {
 		clock.Step(time.Millisecond)
 		if i%2 == 0 {
@@ -108,6 +115,12 @@ func TestSequencer_ReleaseCoversCallsInProgress(t *testing.T) {
 			sq.Attach(ctx)
 		}
 		waitState(t, sq, sequencer.Serving)
+		mark := issued.Load()
+		for deadline := time.Now().Add(10 * time.Second); issued.Load() == mark; runtime.Gosched() {
+			if time.Now().After(deadline) {
+				t.Fatalf("term %d: no ID issued in 10 s while serving", i)
+			}
+		}
 	}
 	if err := sq.Close(ctx); err != nil {
 		t.Fatal(err)
