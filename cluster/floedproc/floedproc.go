@@ -70,6 +70,7 @@ type Proc struct {
 	Bin  string // binary protocol address
 	HTTP string // HTTP address
 	Args []string
+	Env  []string // added to the environment, as StartEnv takes them
 
 	tb     testing.TB
 	cmd    *exec.Cmd
@@ -83,8 +84,16 @@ type Proc struct {
 // worker ID). It is killed when the test ends.
 func Start(tb testing.TB, bin, name string, args ...string) *Proc {
 	tb.Helper()
+	return StartEnv(tb, bin, name, nil, args...)
+}
+
+// StartEnv is Start with the variables env ("NAME=value") in floed's
+// environment, after the test's own, of which the FLOE_* and NOEQ_* ones
+// are left out.
+func StartEnv(tb testing.TB, bin, name string, env []string, args ...string) *Proc {
+	tb.Helper()
 	for range 5 {
-		if p := tryStart(tb, bin, name, args); p != nil {
+		if p := tryStart(tb, bin, name, env, args); p != nil {
 			return p
 		}
 	}
@@ -92,26 +101,34 @@ func Start(tb testing.TB, bin, name string, args ...string) *Proc {
 	return nil
 }
 
-// Restart starts a new process with the same name and arguments on new
-// ports, extra arguments appended.
+// Restart starts a new process with the same name, environment and
+// arguments on new ports, extra arguments appended.
 func (p *Proc) Restart(extra ...string) *Proc {
 	p.tb.Helper()
 	p.Kill()
-	return Start(p.tb, p.cmd.Path, p.Name, append(append([]string(nil), p.Args...), extra...)...)
+	return StartEnv(p.tb, p.cmd.Path, p.Name, p.Env, append(append([]string(nil), p.Args...), extra...)...)
 }
 
-func tryStart(tb testing.TB, bin, name string, args []string) *Proc {
-	tb.Helper()
-	addrs := floetest.FreeAddrs(tb, 2)
+// command returns the command running floed on the listen addresses addrs
+// (binary protocol, HTTP) with env and args.
+func command(bin string, addrs, env, args []string) *exec.Cmd {
 	cmd := exec.Command(bin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "FLOE_") && !strings.HasPrefix(kv, "NOEQ_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+func tryStart(tb testing.TB, bin, name string, env, args []string) *Proc {
+	tb.Helper()
+	addrs := floetest.FreeAddrs(tb, 2)
+	cmd := command(bin, addrs, env, args)
 	// Its own process group, so that SIGSTOP reaches nothing else.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &Proc{Name: name, Bin: addrs[0], HTTP: addrs[1], Args: args, tb: tb, cmd: cmd, stderr: &floetest.Buffer{}, done: make(chan struct{})}
+	p := &Proc{Name: name, Bin: addrs[0], HTTP: addrs[1], Args: args, Env: env, tb: tb, cmd: cmd, stderr: &floetest.Buffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("floedproc: starting %s: %v", name, err)
@@ -153,8 +170,15 @@ func tryStart(tb testing.TB, bin, name string, args []string) *Proc {
 // fails the test if the daemon is still running after the deadline.
 func StartErr(tb testing.TB, bin string, args ...string) (string, error) {
 	tb.Helper()
+	return StartErrEnv(tb, bin, nil, args...)
+}
+
+// StartErrEnv is StartErr with the variables env in floed's environment,
+// as StartEnv has them.
+func StartErrEnv(tb testing.TB, bin string, env []string, args ...string) (string, error) {
+	tb.Helper()
 	addrs := floetest.FreeAddrs(tb, 2)
-	cmd := exec.Command(bin, append([]string{"--listen", addrs[0], "--http", addrs[1]}, args...)...)
+	cmd := command(bin, addrs, env, args)
 	var stderr floetest.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -199,7 +223,11 @@ func (p *Proc) Kill() {
 }
 
 // Stop sends SIGTERM and waits for a clean exit.
-func (p *Proc) Stop() error {
+func (p *Proc) Stop() error { return p.StopWithin(stopDeadline) }
+
+// StopWithin sends SIGTERM and waits up to d for a clean exit (status 0);
+// a process still running then is killed.
+func (p *Proc) StopWithin(d time.Duration) error {
 	if p.Exited() {
 		return fmt.Errorf("%s already exited: %v", p.Name, p.err)
 	}
@@ -207,9 +235,9 @@ func (p *Proc) Stop() error {
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
-	case <-time.After(stopDeadline):
+	case <-time.After(d):
 		p.Kill()
-		return fmt.Errorf("%s still running %v after SIGTERM", p.Name, stopDeadline)
+		return fmt.Errorf("%s still running %v after SIGTERM", p.Name, d)
 	}
 	if p.err != nil {
 		return fmt.Errorf("%s exited with %v after SIGTERM", p.Name, p.err)

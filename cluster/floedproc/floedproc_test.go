@@ -4,6 +4,7 @@ package floedproc_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +51,48 @@ func TestProc_FetchPauseKill(t *testing.T) {
 	p.Kill()
 	if _, err := c.Fetch(1); err == nil {
 		t.Fatal("fetch from a killed daemon succeeded")
+	}
+}
+
+// floed gets the variables a test gives it, and none of the FLOE_* ones of
+// the test's own environment, whether it starts or is refused.
+func TestStartEnv(t *testing.T) {
+	t.Setenv("FLOE_LOG_FORMAT", "bogus")
+	t.Run("started", func(t *testing.T) {
+		p := floedproc.StartEnv(t, bin, "env", []string{"FLOE_WORKER=5"}, "--state", t.TempDir())
+		if !p.WaitReady(10*time.Second, true) {
+			t.Fatalf("not ready:\n%s", p.Stderr())
+		}
+		c, err := floedproc.Dial(p.Bin, "", 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		ids, err := c.Fetch(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := floedproc.Node(ids[0]), 5; got != want {
+			t.Errorf("node %d, want %d (from FLOE_WORKER)", got, want)
+		}
+		if err := p.StopWithin(10 * time.Second); err != nil {
+			t.Error(err)
+		}
+	})
+	tests := []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"refused without variables", nil, `for flag -worker`},
+		{"refused with a variable", []string{"FLOE_DATACENTER=x"}, `$FLOE_DATACENTER="x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stderr, err := floedproc.StartErrEnv(t, bin, tt.env, "--state", t.TempDir(), "--worker", "w")
+			if err == nil || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "bogus") {
+				t.Errorf("floed exited with %v, stderr:\n%s\nwant a refusal naming %q and not the test's FLOE_LOG_FORMAT", err, stderr, tt.want)
+			}
+		})
 	}
 }
