@@ -1,0 +1,291 @@
+//go:build unix
+
+package kube_test
+
+import (
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/floeid/floe/cluster/etcdtest"
+	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/internal/tlstest"
+)
+
+// floed runs each workload of each manifest as its first pod would: with
+// the floed container's args and env, and its volumes as temporary
+// directories. What the tests change: floed listens on free loopback
+// ports (floedproc's --listen and --http, which win over the variables),
+// FLOE_ETCD names the test's etcd, paths under a volume mount name the
+// mount's directory, and valueFrom takes the samples of pod.go. The rest
+// is the manifest's.
+func TestManifest_Run(t *testing.T) {
+	ports := defaultPorts(t)
+	for _, f := range manifestFiles(t) {
+		m := load(t, f)
+		t.Run(m.file, func(t *testing.T) {
+			for _, w := range m.workloads() {
+				t.Run(strings.ToLower(w.String()), func(t *testing.T) { runPod(t, m, w, ports) })
+			}
+		})
+	}
+}
+
+// etcdSecret is the Secret the etcd manifests mount, with its keys as
+// the manifest's comment lists them (kubectl create secret generic
+// floed-etcd --from-file=ca.crt ...); etcdUser is the user floed
+// authenticates as, who has readwrite on etcdPrefix only.
+const (
+	etcdSecret = "floed-etcd"
+	etcdUser   = "floe"
+	etcdPrefix = "/floe/"
+)
+
+// tlsSecrets returns the Secrets of the test: floed-etcd with the CA of
+// the etcd ca, a client certificate it signed and the password of
+// etcdUser, password.
+func tlsSecrets(t *testing.T, ca *tlstest.CA, password string) secrets {
+	t.Helper()
+	client := ca.Issue(t, "floed")
+	read := func(name string) []byte {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return secrets{etcdSecret: {
+		"ca.crt":   read(ca.CertFile),
+		"tls.crt":  read(client.CertFile),
+		"tls.key":  read(client.KeyFile),
+		"password": []byte(password + "\n"),
+	}}
+}
+
+// secureEtcd starts a one-member etcd with TLS and client certificates of
+// ca, and authentication on, set up as the etcd manifest's comment says:
+// the role floe with readwrite on etcdPrefix, and the user floe of that
+// role with password. It returns the etcd and a client as root.
+func secureEtcd(t *testing.T, ca *tlstest.CA, password string) (*etcdtest.Cluster, *clientv3.Client) {
+	t.Helper()
+	server := ca.Issue(t, "etcd")
+	root := ca.Issue(t, "root")
+	c := etcdtest.StartSecure(t, 1, etcdtest.Security{
+		CertFile: server.CertFile, KeyFile: server.KeyFile, CAFile: ca.CertFile,
+		Client: ca.ClientConfig(root), RootPassword: "root-" + password,
+	})
+	cli := c.Client(t)
+	ctx := etcdtest.Ctx(t, 10*time.Second)
+	steps := []struct {
+		what string
+		do   func() error
+	}{
+		{"role add", func() error { _, err := cli.RoleAdd(ctx, etcdUser); return err }},
+		{"role grant-permission", func() error {
+			_, err := cli.RoleGrantPermission(ctx, etcdUser, etcdPrefix, clientv3.GetPrefixRangeEnd(etcdPrefix), clientv3.PermissionType(clientv3.PermReadWrite))
+			return err
+		}},
+		{"user add", func() error { _, err := cli.UserAdd(ctx, etcdUser, password); return err }},
+		{"user grant-role", func() error { _, err := cli.UserGrantRole(ctx, etcdUser, etcdUser); return err }},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("etcd: %s: %v", s.what, err)
+		}
+	}
+	return c, cli
+}
+
+// runPod runs the first pod of w: it starts floed, asks its probes, fetches
+// IDs and stops it with SIGTERM. A pod that requires a state file is first
+// refused on its empty volume, then started with FLOE_TIME_OF_DEATH as the
+// manifest shows it, then started again on the volume it wrote.
+func runPod(t *testing.T, m *manifest, w workload, ports []floedPort) {
+	const password = "pw-of-floe"
+	ca := tlstest.NewCA(t, "etcd-ca")
+	p, err := newPod(t, w, tlsSecrets(t, ca, password))
+	if err != nil {
+		t.Fatalf("%s: %v", m.file, err)
+	}
+	if slices.ContainsFunc(p.args, func(a string) bool { return a == "--etcd" || strings.HasPrefix(a, "--etcd=") }) {
+		t.Fatalf("%s: %s gives --etcd as an argument: the tests point FLOE_ETCD at their etcd", m.file, w)
+	}
+	if l := p.env["FLOE_LAYOUT"]; l != "" && l != "twitter" {
+		t.Fatalf("%s: %s sets FLOE_LAYOUT=%s: the tests read the worker ID of Twitter-layout IDs", m.file, w, l)
+	}
+	ct, _ := w.container()
+
+	// wantNode checks the node of the IDs p issues.
+	var wantNode func(t *testing.T, node int)
+	if _, ok := p.env["FLOE_ETCD"]; ok {
+		etcd, root := secureEtcd(t, ca, password)
+		p.env["FLOE_ETCD"] = strings.Join(etcd.Endpoints(), ",")
+		wantNode = func(t *testing.T, node int) { checkClaim(t, root, p, node) }
+	} else {
+		wantNode = func(t *testing.T, node int) {
+			dc, err := strconv.Atoi(cmp(p.env["FLOE_DATACENTER"], "0"))
+			if err != nil {
+				t.Fatalf("FLOE_DATACENTER: %v", err)
+			}
+			if want := dc<<5 | sampleOrdinal; node != want {
+				t.Errorf("IDs of node %d (datacenter %d, worker %d), want datacenter %d and worker %d, the pod's ordinal", node, node>>5, node&31, dc, sampleOrdinal)
+			}
+		}
+	}
+
+	if !slices.Contains(p.args, "--require-state") {
+		serve(t, floedproc.StartEnv(t, bin, w.name, p.environ(), p.args...), p, ct, ports, wantNode)
+		return
+	}
+	stderr, err := floedproc.StartErrEnv(t, bin, p.environ(), p.args...)
+	if err == nil || !strings.Contains(stderr, "no state file") {
+		t.Fatalf("floed on an empty volume with --require-state: %v, want a refusal naming the missing state file; stderr:\n%s", err, stderr)
+	}
+	tod := timeOfDeath(t, m, time.Now())
+	serve(t, floedproc.StartEnv(t, bin, w.name, append(p.environ(), "FLOE_TIME_OF_DEATH="+tod), p.args...), p, ct, ports, wantNode)
+	// Its state file written, the pod starts without the variable.
+	serve(t, floedproc.StartEnv(t, bin, w.name, p.environ(), p.args...), p, ct, ports, wantNode)
+}
+
+// serve asks the probes of ct until they answer 200, fetches IDs and
+// checks that they are unique and of the node wantNode wants, then stops
+// floed with SIGTERM within the pod's grace period.
+func serve(t *testing.T, proc *floedproc.Proc, p *pod, ct *corev1.Container, ports []floedPort, wantNode func(*testing.T, int)) {
+	t.Helper()
+	// addr is the loopback address of floed's listener behind a probe's
+	// container port.
+	addr := func(probe *corev1.Probe) string {
+		cp, _ := containerPort(ct, probe.HTTPGet.Port)
+		for _, fp := range ports {
+			if fp.port == cp.ContainerPort && fp.flag == "listen" {
+				return proc.Bin
+			}
+		}
+		return proc.HTTP
+	}
+	for _, pp := range probePaths {
+		probe := pp.probe(ct)
+		url := "http://" + addr(probe) + probe.HTTPGet.Path
+		var last string
+		ok := floedproc.WaitFor(10*time.Second, func() bool {
+			resp, err := probeClient.Get(url)
+			if err != nil {
+				last = err.Error()
+				return false
+			}
+			resp.Body.Close()
+			last = resp.Status
+			return resp.StatusCode == http.StatusOK
+		})
+		if !ok {
+			t.Fatalf("%s %s: %s after 10 s, want 200 OK; floed's log:\n%s", pp.field, url, last, proc.Stderr())
+		}
+	}
+
+	c, err := floedproc.Dial(proc.Bin, p.env["FLOE_TOKEN"], 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var ids []uint64
+	for range 3 {
+		got, err := c.Fetch(100)
+		if err != nil {
+			t.Fatalf("fetching IDs: %v", err)
+		}
+		ids = append(ids, got...)
+	}
+	if err := floetest.Unique(ids); err != nil {
+		t.Error(err)
+	}
+	nodes := make(map[int]bool)
+	for _, id := range ids {
+		nodes[floedproc.Node(id)] = true
+	}
+	if len(nodes) != 1 {
+		t.Errorf("IDs of nodes %v, want one node", nodes)
+	}
+	wantNode(t, floedproc.Node(ids[0]))
+
+	if err := proc.StopWithin(p.grace); err != nil {
+		t.Errorf("SIGTERM: %v, want exit status 0 within terminationGracePeriodSeconds (%v)", err, p.grace)
+	}
+}
+
+// probeClient asks the probes as the kubelet does: a connection each, and
+// a timeout (timeoutSeconds, 1 s by default; more here for a busy machine).
+var probeClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
+
+// checkClaim checks that node is the worker ID the pod holds in etcd: the
+// owner key of its cluster's default sequence names the pod (FLOE_OWNER).
+func checkClaim(t *testing.T, root *clientv3.Client, p *pod, node int) {
+	t.Helper()
+	owner, ok := p.env["FLOE_OWNER"]
+	if !ok {
+		t.Fatal("the pod sets no FLOE_OWNER: the tests find its claim by its owner name")
+	}
+	prefix := etcdPrefix + "v1/" + cmp(p.env["FLOE_CLUSTER"], "default") + "/seq/default/"
+	resp, err := root.Get(etcdtest.Ctx(t, 10*time.Second), prefix, clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := -1
+	for _, kv := range resp.Kvs {
+		if _, id, ok := strings.Cut(string(kv.Key), "/workers/"); ok && string(kv.Value) == owner {
+			if claimed, err = strconv.Atoi(id); err != nil {
+				t.Fatalf("owner key %s: %v", kv.Key, err)
+			}
+		}
+	}
+	if claimed != node {
+		t.Errorf("IDs of node %d, want the worker ID %s holds under %s: %d (-1: none)", node, owner, prefix, claimed)
+	}
+}
+
+// todExample is the FLOE_TIME_OF_DEATH a manifest shows in a comment.
+var todExample = regexp.MustCompile(`(?m)^\s*#\s*- name: FLOE_TIME_OF_DEATH\n\s*#\s*value: "?([^"\n]*)"?$`)
+
+// timeOfDeath returns now in the form of the manifest's commented-out
+// FLOE_TIME_OF_DEATH: RFC 3339 or Unix milliseconds.
+func timeOfDeath(t *testing.T, m *manifest, now time.Time) string {
+	t.Helper()
+	match := todExample.FindStringSubmatch(m.text)
+	if match == nil {
+		t.Fatalf("%s: floed requires a state file, but no comment shows FLOE_TIME_OF_DEATH for a first start", m.file)
+	}
+	if _, err := time.Parse(time.RFC3339, match[1]); err == nil {
+		return now.UTC().Format(time.RFC3339)
+	}
+	if _, err := strconv.ParseInt(match[1], 10, 64); err == nil {
+		return strconv.FormatInt(now.UnixMilli(), 10)
+	}
+	t.Fatalf("%s: FLOE_TIME_OF_DEATH example %q is neither RFC 3339 nor Unix milliseconds", m.file, match[1])
+	return ""
+}
+
+// environ returns the pod's environment as NAME=value lines.
+func (p *pod) environ() []string {
+	var env []string
+	for k, v := range p.env {
+		env = append(env, k+"="+v)
+	}
+	slices.Sort(env)
+	return env
+}
+
+// cmp returns v, or def when v is empty.
+func cmp(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
