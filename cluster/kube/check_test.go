@@ -5,14 +5,10 @@ package kube_test
 import (
 	"errors"
 	"fmt"
-	"net"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -70,54 +66,6 @@ var probePaths = []struct {
 	{"livenessProbe", func(c *corev1.Container) *corev1.Probe { return c.LivenessProbe }, "/healthz"},
 }
 
-// floedPort is one of floed's listeners: its flag and the name the
-// manifests give its container port.
-type floedPort struct {
-	flag, name string
-	port       int32 // floed's default
-}
-
-var (
-	defaultPortsOnce sync.Once
-	defaultPortsList []floedPort
-	defaultPortsErr  error
-)
-
-// defaultFlag is a flag of floed's usage and its default value.
-var defaultFlag = regexp.MustCompile(`(?m)^  -(\S+) \S+\n\s+.*\(default (\S+)\)$`)
-
-// defaultPorts returns floed's listeners with their default ports, as the
-// built floed's usage (floed -h) states them: the defaults are set in
-// package main of cmd/floed, which no other package can import.
-func defaultPorts(t *testing.T) []floedPort {
-	t.Helper()
-	defaultPortsOnce.Do(func() {
-		out, err := exec.Command(bin, "-h").CombinedOutput()
-		if err != nil {
-			defaultPortsErr = fmt.Errorf("floed -h: %v\n%s", err, out)
-			return
-		}
-		defaults := make(map[string]string)
-		for _, m := range defaultFlag.FindAllStringSubmatch(string(out), -1) {
-			defaults[m[1]] = m[2]
-		}
-		for _, p := range []floedPort{{flag: "listen", name: "noeq"}, {flag: "http", name: "http"}} {
-			_, port, err := net.SplitHostPort(defaults[p.flag])
-			n, perr := strconv.ParseUint(port, 10, 16)
-			if err != nil || perr != nil {
-				defaultPortsErr = fmt.Errorf("floed -h gives --%s the default %q, want host:port:\n%s", p.flag, defaults[p.flag], out)
-				return
-			}
-			p.port = int32(n)
-			defaultPortsList = append(defaultPortsList, p)
-		}
-	})
-	if defaultPortsErr != nil {
-		t.Fatal(defaultPortsErr)
-	}
-	return defaultPortsList
-}
-
 // checker collects the errors of one manifest's checks.
 type checker struct {
 	m    *manifest
@@ -134,11 +82,11 @@ type service struct{ *corev1.Service }
 func (s service) String() string { return "Service " + s.Name }
 
 // check checks the objects of m against each other and against floed,
-// whose listeners are ports; it returns every error found.
-func check(m *manifest, ports []floedPort) error {
+// as its usage u describes it; it returns every error found.
+func check(m *manifest, u *usage) error {
 	c := &checker{m: m}
 	for _, w := range m.workloads() {
-		c.workload(w, ports)
+		c.workload(w, u)
 	}
 	for _, s := range m.services {
 		c.service(service{s}, m.workloads())
@@ -146,7 +94,7 @@ func check(m *manifest, ports []floedPort) error {
 	return errors.Join(c.errs...)
 }
 
-func (c *checker) workload(w workload, ports []floedPort) {
+func (c *checker) workload(w workload, u *usage) {
 	sel, err := metav1.LabelSelectorAsSelector(w.selector)
 	switch {
 	case w.selector == nil || sel.Empty():
@@ -188,6 +136,12 @@ func (c *checker) workload(w workload, ports []floedPort) {
 		return
 	}
 	field := "spec.template.spec.containers[" + ct.Name + "]"
+	for _, e := range ct.Env {
+		if strings.HasPrefix(e.Name, "FLOE_") && !u.vars[e.Name] {
+			c.errorf(w, "%s.env[%s]: floed reads no such variable (floed -h lists them)", field, e.Name)
+		}
+	}
+	ports := u.ports
 	for _, p := range ports {
 		i := slices.IndexFunc(ct.Ports, func(cp corev1.ContainerPort) bool { return cp.Name == p.name })
 		switch {
@@ -289,10 +243,10 @@ func wantNames(ports []floedPort) []string {
 
 // The objects of every manifest agree with each other and with floed.
 func TestManifest_Consistent(t *testing.T) {
-	ports := defaultPorts(t)
+	u := floedUsage(t)
 	for _, f := range manifestFiles(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			if err := check(load(t, f), ports); err != nil {
+			if err := check(load(t, f), u); err != nil {
 				t.Error(err)
 			}
 		})
@@ -302,7 +256,7 @@ func TestManifest_Consistent(t *testing.T) {
 // Each mutation of a shipped manifest breaks one of the checks, which
 // names the file, the object and the field.
 func TestCheck_Mutations(t *testing.T) {
-	ports := defaultPorts(t)
+	u := floedUsage(t)
 	const (
 		statefulSet = "../../deploy/kubernetes/floed.yaml"
 		deployment  = "../../deploy/kubernetes/floed-etcd.yaml"
@@ -420,6 +374,12 @@ func TestCheck_Mutations(t *testing.T) {
 			want:   "floed-etcd.yaml: Deployment floed: spec.selector app.kubernetes.io/name=floe does not match the pod template's labels map[app.kubernetes.io/name:floed]",
 		},
 		{
+			name:   "a variable floed does not read",
+			file:   statefulSet,
+			mutate: func(m *manifest) { floed(m).Env[1].Name = "FLOE_DATACENTRE" },
+			want:   "floed.yaml: StatefulSet floed: spec.template.spec.containers[floed].env[FLOE_DATACENTRE]: floed reads no such variable (floed -h lists them)",
+		},
+		{
 			name:   "no floed container",
 			file:   deployment,
 			mutate: func(m *manifest) { floed(m).Name = "daemon" },
@@ -430,7 +390,7 @@ func TestCheck_Mutations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := load(t, tt.file)
 			tt.mutate(m)
-			err := check(m, ports)
+			err := check(m, u)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("check: %v\nwant an error containing %q", err, tt.want)
 			}

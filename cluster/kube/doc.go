@@ -9,8 +9,9 @@
 // file and targets ports its container names, every probe asks floed's
 // /readyz or /healthz on a port the container names, every volume mount
 // names a volume or a volume claim template, a StatefulSet's serviceName
-// names a headless Service, and the container's ports are floed's default
-// binary-protocol and HTTP ports.
+// names a headless Service, the container's ports are floed's default
+// binary-protocol and HTTP ports, and its FLOE_* variables are ones floed
+// reads (the built floed's usage, floed -h, gives both).
 //
 // Then floed runs with the container's arguments and environment, its
 // volumes as temporary directories, against an etcd with TLS and a user

@@ -29,12 +29,12 @@ import (
 // mount's directory, and valueFrom takes the samples of pod.go. The rest
 // is the manifest's.
 func TestManifest_Run(t *testing.T) {
-	ports := defaultPorts(t)
+	u := floedUsage(t)
 	for _, f := range manifestFiles(t) {
 		m := load(t, f)
 		t.Run(m.file, func(t *testing.T) {
 			for _, w := range m.workloads() {
-				t.Run(strings.ToLower(w.String()), func(t *testing.T) { runPod(t, m, w, ports) })
+				t.Run(strings.ToLower(w.String()), func(t *testing.T) { runPod(t, m, w, u.ports) })
 			}
 		})
 	}
