@@ -8,46 +8,32 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/floeid/floe/internal/tlstest"
 )
 
 // The deployment files start floed with flags and FLOE_* variables that
-// this floed parses: the Kubernetes manifests' args and env (those
-// commented out included), and the systemd unit's ExecStart lines.
+// this floed parses: the systemd unit's ExecStart lines, and the variables
+// the Kubernetes manifests show in comments, to be set by hand. The
+// manifests' own args and env are run in the cluster module (cluster/kube),
+// where floed starts with them.
 func TestDeploy_ConfigParses(t *testing.T) {
 	files, err := filepath.Glob("../../deploy/kubernetes/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no manifests in deploy/kubernetes: %v", err)
 	}
+	n := 0
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			args, env := manifestConfig(t, f)
-			if len(env) == 0 {
-				t.Fatal("no FLOE_* variable found: the manifest's layout changed; update manifestConfig")
-			}
-			// The files floed reads while parsing (a password, the TLS
-			// certificates) come from a mounted Secret: files of the
-			// test's stand in.
-			ca := tlstest.NewCA(t, "etcd")
-			client := ca.Issue(t, "floe")
-			password := filepath.Join(t.TempDir(), "password")
-			if err := os.WriteFile(password, []byte("s3cret\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			stands := map[string]string{"_CA": ca.CertFile, "_CERT": client.CertFile, "_KEY": client.KeyFile, "_PASSWORD_FILE": password}
-			for k := range env {
-				for suffix, stand := range stands {
-					if strings.HasSuffix(k, suffix) {
-						env[k] = stand
-					}
+			for name, value := range commentedEnv(t, f) {
+				n++
+				var c Config
+				if err := c.ParseFlags(nil, envLookup(map[string]string{name: value}), io.Discard); err != nil {
+					t.Errorf("floed with %s=%q: %v", name, value, err)
 				}
 			}
-			var c Config
-			if err := c.ParseFlags(args, envLookup(env), io.Discard); err != nil {
-				t.Errorf("floed %q with %v: %v", args, env, err)
-			}
 		})
+	}
+	if n == 0 {
+		t.Error("no manifest shows a FLOE_* variable in a comment: their layout changed; update commentedEnv")
 	}
 	t.Run("floed.service", func(t *testing.T) {
 		b, err := os.ReadFile("../../deploy/floed.service")
@@ -77,72 +63,35 @@ func TestDeploy_ConfigParses(t *testing.T) {
 	})
 }
 
-// sampleValues stand in for the variables a manifest takes from the pod or
-// a Secret (valueFrom).
-var sampleValues = map[string]string{
-	"FLOE_WORKER":      "3",
-	"FLOE_OWNER":       "floed-3",
-	"FLOE_TOKEN":       "s3cret",
-	"FLOE_ADMIN_TOKEN": "s3cret",
-}
-
 var (
-	envName  = regexp.MustCompile(`^-\s+name:\s+(FLOE_\w+)$`)
-	envValue = regexp.MustCompile(`^value:\s+(.*)$`)
-	argItem  = regexp.MustCompile(`^-\s+(.*)$`)
+	commentedName  = regexp.MustCompile(`^#\s*-\s+name:\s+(FLOE_\w+)$`)
+	commentedValue = regexp.MustCompile(`^#\s*value:\s+(.*)$`)
 )
 
-// manifestConfig reads the floed container's args and FLOE_* variables of
-// a manifest, commented-out ones included, line by line: the manifests
-// keep each item on a line of its own.
-func manifestConfig(t *testing.T, path string) (args []string, env map[string]string) {
+// commentedEnv reads the FLOE_* variables a manifest shows commented out,
+// each a "- name:" line and a "value:" line.
+func commentedEnv(t *testing.T, path string) map[string]string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env = make(map[string]string)
-	var name string // the FLOE_* variable whose value may follow
-	inArgs := false
+	env := make(map[string]string)
+	var name string // the variable whose value may follow
 	for line := range strings.Lines(string(b)) {
-		raw := strings.TrimSpace(line)
-		commented := strings.HasPrefix(raw, "#")
-		text := strings.TrimSpace(strings.TrimLeft(raw, "#"))
-		switch {
-		case !commented && text == "args:":
-			inArgs = true
-			continue
-		case inArgs && commented:
-			continue
-		case inArgs:
-			if m := argItem.FindStringSubmatch(text); m != nil {
-				args = append(args, unquote(t, m[1]))
-				continue
-			}
-			inArgs = false
-		}
-		if m := envName.FindStringSubmatch(text); m != nil {
+		text := strings.TrimSpace(line)
+		if m := commentedName.FindStringSubmatch(text); m != nil {
 			name = m[1]
-			v, ok := sampleValues[name]
-			if !ok {
-				v = "" // a value follows, or the test says which sample is missing
-			}
-			env[name] = v
 			continue
 		}
-		if m := envValue.FindStringSubmatch(text); m != nil && name != "" {
+		if m := commentedValue.FindStringSubmatch(text); m != nil && name != "" {
 			env[name] = unquote(t, m[1])
-			name = ""
-			continue
+		} else if name != "" {
+			t.Errorf("%s: the commented-out %s has no value line after it", path, name)
 		}
-		if strings.HasPrefix(text, "valueFrom:") && name != "" {
-			if _, ok := sampleValues[name]; !ok {
-				t.Errorf("%s takes %s from the pod or a Secret: give it a sample value in sampleValues", path, name)
-			}
-			name = ""
-		}
+		name = ""
 	}
-	return args, env
+	return env
 }
 
 // unquote reads a YAML scalar that is plain or double-quoted.
