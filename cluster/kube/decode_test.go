@@ -173,7 +173,7 @@ spec:
 		{
 			name: "a field given twice",
 			yaml: strings.Replace(deployment, "path: /readyz", "path: /readyz\n              path: /healthz", 1),
-			want: `test.yaml: Deployment floed (document 1): error converting YAML to JSON: yaml: unmarshal errors:`,
+			want: "test.yaml: Deployment floed (document 1): error converting YAML to JSON: yaml: unmarshal errors:\n  line 13: key \"path\" already set in map",
 		},
 		{
 			name: "a field of the wrong type",

@@ -3,6 +3,7 @@
 package kube_test
 
 import (
+	"cmp"
 	"net/http"
 	"os"
 	"regexp"
@@ -132,7 +133,7 @@ func runPod(t *testing.T, m *manifest, w workload, ports []floedPort) {
 		wantNode = func(t *testing.T, node int) { checkClaim(t, root, p, node) }
 	} else {
 		wantNode = func(t *testing.T, node int) {
-			dc, err := strconv.Atoi(cmp(p.env["FLOE_DATACENTER"], "0"))
+			dc, err := strconv.Atoi(cmp.Or(p.env["FLOE_DATACENTER"], "0"))
 			if err != nil {
 				t.Fatalf("FLOE_DATACENTER: %v", err)
 			}
@@ -142,7 +143,7 @@ func runPod(t *testing.T, m *manifest, w workload, ports []floedPort) {
 		}
 	}
 
-	if !slices.Contains(p.args, "--require-state") {
+	if !p.requiresState() {
 		serve(t, floedproc.StartEnv(t, bin, w.name, p.environ(), p.args...), p, ct, ports, wantNode)
 		return
 	}
@@ -233,7 +234,7 @@ func checkClaim(t *testing.T, root *clientv3.Client, p *pod, node int) {
 	if !ok {
 		t.Fatal("the pod sets no FLOE_OWNER: the tests find its claim by its owner name")
 	}
-	prefix := etcdPrefix + "v1/" + cmp(p.env["FLOE_CLUSTER"], "default") + "/seq/default/"
+	prefix := etcdPrefix + "v1/" + cmp.Or(p.env["FLOE_CLUSTER"], "default") + "/seq/default/"
 	resp, err := root.Get(etcdtest.Ctx(t, 10*time.Second), prefix, clientv3.WithPrefix())
 	if err != nil {
 		t.Fatal(err)
@@ -272,6 +273,26 @@ func timeOfDeath(t *testing.T, m *manifest, now time.Time) string {
 	return ""
 }
 
+// requiresState reports whether p runs floed with --require-state, as an
+// argument or as its variable (floed parses both with strconv.ParseBool).
+func (p *pod) requiresState() bool {
+	on := false
+	if v, ok := p.env["FLOE_REQUIRE_STATE"]; ok {
+		on, _ = strconv.ParseBool(v)
+	}
+	for _, a := range p.args {
+		name, v, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case name != "require-state" || !strings.HasPrefix(a, "-"):
+		case hasValue:
+			on, _ = strconv.ParseBool(v)
+		default:
+			on = true
+		}
+	}
+	return on
+}
+
 // environ returns the pod's environment as NAME=value lines.
 func (p *pod) environ() []string {
 	var env []string
@@ -280,12 +301,4 @@ func (p *pod) environ() []string {
 	}
 	slices.Sort(env)
 	return env
-}
-
-// cmp returns v, or def when v is empty.
-func cmp(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
