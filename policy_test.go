@@ -50,7 +50,7 @@ func TestErrors(t *testing.T) {
 		{"ceiling", &floe.CeilingError{Tick: 11, Ceiling: 10}, floe.ErrCeiling,
 			"floe: reservation ceiling reached: tick 11 above ceiling 10"},
 		{"parse", floe.NewParseError("id80", []byte("zz"), floe.ErrInvalidLength), floe.ErrInvalidLength,
-			`floe: cannot parse "zz" as id80: invalid length`},
+			`floe: cannot parse "zz" as id80: invalid length 2`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
