@@ -3,7 +3,7 @@ package id64
 import (
 	"encoding/binary"
 
-	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/textid"
 )
 
 // byteLen is the length of an ID's binary form.
@@ -14,7 +14,7 @@ const byteLen = 8
 // *floe.ParseError wrapping floe.ErrInvalidLength.
 func FromBytes(b []byte) (ID, error) {
 	if len(b) != byteLen {
-		return 0, floe.NewParseError(format, b, floe.ErrInvalidLength)
+		return 0, textid.LengthError(format, b, len(b), wantBytes)
 	}
 	return ID(binary.BigEndian.Uint64(b)), nil
 }

@@ -1,6 +1,11 @@
 package id64
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/textid"
+)
 
 // Layout errors. Layout.Validate returns every violation it finds, joined,
 // so each one matches with errors.Is.
@@ -51,3 +56,31 @@ var (
 	// ErrSnowcastNodes: a Snowcast node count outside 128..8192.
 	ErrSnowcastNodes = errors.New("floe: snowcast node count not in 128..8192")
 )
+
+// What the decoders accept, as their *floe.ParseError values say it.
+const (
+	wantDigits    = "0-9"
+	wantLength    = "1 to 20 digits"
+	wantRange     = "0 to 18446744073709551615"
+	wantBytes     = "8 bytes"
+	wantJSON      = "a JSON string, number or null"
+	wantNoZero    = "a JSON number without leading zeros"
+	wantScanTypes = "int64, uint64, string, []byte or nil"
+)
+
+// decimalError returns the *floe.ParseError for input whose digits, from
+// start on, parseDecimal refused with reason. Offsets and lengths count in
+// input; the length is that of the digits.
+func decimalError[T string | []byte](input T, start int, reason error) *floe.ParseError {
+	switch reason {
+	case floe.ErrInvalidCharacter:
+		i := start
+		for i < len(input) && input[i]-'0' <= 9 {
+			i++
+		}
+		return textid.CharError(format, input, i, wantDigits)
+	case floe.ErrInvalidLength:
+		return textid.LengthError(format, input, len(input)-start, wantLength)
+	}
+	return textid.Error(format, input, reason, wantRange)
+}

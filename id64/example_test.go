@@ -61,7 +61,7 @@ func ExampleParse() {
 	// Output:
 	// 1742018897663631363 <nil>
 	// 2024-01-02T03:04:05.006Z
-	// floe: cannot parse "17420188976636313630000" as id64: invalid length
+	// floe: cannot parse "17420188976636313630000" as id64: invalid length 23, want 1 to 20 digits
 	// true
 }
 
@@ -133,7 +133,7 @@ func ExampleID_Value() {
 	// Output:
 	// int64 1742018897663631363
 	// string 9223372036854775808
-	// floe: cannot parse "-1" as id64: value out of range
+	// floe: cannot parse "-1" as id64: value out of range, want 0 to 18446744073709551615
 }
 
 func ExampleLayout_First() {

@@ -34,35 +34,51 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	}
 	v, err := parseJSON(b)
 	if err != nil {
-		return floe.NewParseError(format, b, err)
+		return err
 	}
 	*id = ID(v)
 	return nil
 }
 
-// parseJSON reads a JSON string or number holding an ID and returns the
-// bare reason on failure.
+// parseJSON reads a JSON string or number holding an ID. Errors are
+// *floe.ParseError values for b; those about a string's contents count
+// offsets in b and lengths in the contents.
 func parseJSON(b []byte) (uint64, error) {
 	if len(b) == 0 {
-		return 0, floe.ErrInvalidLength
+		return 0, textid.LengthError(format, b, 0, wantLength)
 	}
 	if b[0] == '"' {
 		s, ok := textid.Unquote(b)
 		if !ok {
-			return 0, floe.ErrInvalidCharacter
+			return 0, textid.CharError(format, b, textid.SyntaxOffset(b), wantJSON)
 		}
-		return parseDecimal(s)
+		v, err := parseDecimal(s)
+		if err != nil {
+			return 0, textid.InString(decimalError(s, 0, err), b, 0)
+		}
+		return v, nil
+	}
+	if b[0]-'0' > 9 && b[0] != '-' {
+		return 0, textid.CharError(format, b, textid.SyntaxOffset(b), wantJSON)
 	}
 	if b[0] == '-' {
 		// A negative number, or not a number at all.
 		if _, err := parseDecimal(b[1:]); err != nil && err != floe.ErrOutOfRange {
-			return 0, err
+			return 0, decimalError(b, 1, err)
 		}
-		return 0, floe.ErrOutOfRange
+		return 0, textid.Error(format, b, floe.ErrOutOfRange, wantRange)
 	}
 	if len(b) > 1 && b[0] == '0' {
 		// JSON numbers have no leading zeros; 0.5 and 0e1 land here too.
-		return 0, floe.ErrInvalidCharacter
+		want := wantDigits
+		if b[1]-'0' <= 9 {
+			want = wantNoZero
+		}
+		return 0, textid.CharError(format, b, 1, want)
 	}
-	return parseDecimal(b)
+	v, err := parseDecimal(b)
+	if err != nil {
+		return 0, decimalError(b, 0, err)
+	}
+	return v, nil
 }

@@ -32,23 +32,23 @@ func (id *ID) Scan(src any) error {
 	switch s := src.(type) {
 	case int64:
 		if s < 0 {
-			return floe.NewParseError(format, strconv.AppendInt(nil, s, 10), floe.ErrOutOfRange)
+			return textid.Error(format, strconv.AppendInt(nil, s, 10), floe.ErrOutOfRange, wantRange)
 		}
 		v = uint64(s)
 	case uint64:
 		v = s
 	case string:
 		if v, err = parseDecimal(s); err != nil {
-			return floe.NewParseError(format, []byte(s), err)
+			return decimalError(s, 0, err)
 		}
 	default:
-		text, null, err := textid.ScanText(format, src)
+		text, null, err := textid.ScanText(format, wantScanTypes, src)
 		if err != nil {
 			return err
 		}
 		if !null {
 			if v, err = parseDecimal(text); err != nil {
-				return floe.NewParseError(format, text, err)
+				return decimalError(text, 0, err)
 			}
 		}
 	}

@@ -14,13 +14,13 @@ const maxDigits = 20
 // Parse returns the ID written in decimal in s. It accepts 1 to 20 ASCII
 // digits, leading zeros included (so it reads both String and PaddedString),
 // and nothing else: no sign, space, underscore or base prefix. Failures are
-// *floe.ParseError values wrapping floe.ErrInvalidLength (empty or longer
-// than 20 characters), floe.ErrInvalidCharacter or floe.ErrOutOfRange
-// (above 2^64-1).
+// *floe.ParseError values wrapping floe.ErrInvalidCharacter (with the
+// offset of the first byte that is not a digit), floe.ErrInvalidLength
+// (empty or longer than 20 digits) or floe.ErrOutOfRange (above 2^64-1).
 func Parse(s string) (ID, error) {
 	v, err := parseDecimal(s)
 	if err != nil {
-		return 0, floe.NewParseError(format, []byte(s), err)
+		return 0, decimalError(s, 0, err)
 	}
 	return ID(v), nil
 }
@@ -78,7 +78,7 @@ func (id ID) MarshalText() ([]byte, error) {
 func (id *ID) UnmarshalText(text []byte) error {
 	v, err := parseDecimal(text)
 	if err != nil {
-		return floe.NewParseError(format, text, err)
+		return decimalError(text, 0, err)
 	}
 	*id = ID(v)
 	return nil

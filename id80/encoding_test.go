@@ -130,7 +130,7 @@ func TestID_Allocs(t *testing.T) {
 		{"append binary", func() { buf, _ = id.AppendBinary(buf[:0]) }, 0},
 		{"parse", func() { _, _ = Parse("6ncg4s4c27a24223") }, 0},
 		{"unmarshal text", func() { _ = id.UnmarshalText([]byte("6ncg4s4c27a24223")) }, 0},
-		{"unmarshal binary", func() { _ = id.UnmarshalBinary(buf[:0:Size]) }, 0},
+		{"unmarshal binary", func() { _ = id.UnmarshalBinary(buf[:Size]) }, 0},
 		{"scan bytes", func() { _ = id.Scan(text) }, 0},
 	}
 	for _, tt := range tests {

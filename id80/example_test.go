@@ -19,11 +19,18 @@ func ExampleParse() {
 	fmt.Printf("% x\n", id.Bytes())
 
 	_, err = id80.Parse("6NCG4S4C27A24223")
+	fmt.Println(err)
 	fmt.Println(errors.Is(err, floe.ErrInvalidCharacter))
+	var pe *floe.ParseError
+	if errors.As(err, &pe) {
+		fmt.Printf("offset %d, character %q, want %s\n", pe.Offset, pe.Char, pe.Want)
+	}
 	// Output:
 	// 2020-02-29 12:34:56.788 +0000 UTC
 	// 25 54 e1 68 4a 01 50 01 00 01
+	// floe: cannot parse "6NCG4S4C27A24223" as id80: invalid character 'N' at offset 1, want 2-9 a-x
 	// true
+	// offset 1, character "N", want 2-9 a-x
 }
 
 func ExampleMustParse() {
@@ -101,7 +108,7 @@ func ExampleCompose() {
 	fmt.Println(err)
 	// Output:
 	// 6ncg4s4c27a24223
-	// floe: cannot parse "2009-12-31T00:00:00Z" as id80: value out of range
+	// floe: cannot parse "2009-12-31T00:00:00Z" as id80: value out of range, want 2010-01-01T00:00:00Z to 2079-09-07T15:47:35.551999999Z
 }
 
 func ExamplePartitionFromUint16() {

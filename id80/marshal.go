@@ -3,7 +3,6 @@ package id80
 import (
 	"encoding/binary"
 
-	"github.com/floeid/floe"
 	"github.com/floeid/floe/internal/textid"
 )
 
@@ -83,7 +82,7 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	}
 	s, ok := textid.Unquote(b)
 	if !ok {
-		return parseError(b, floe.ErrInvalidCharacter)
+		return textid.CharError(format, b, textid.SyntaxOffset(b), wantJSON)
 	}
 	v, err := parseText(s)
 	if err != nil {

@@ -227,6 +227,7 @@ func FuzzUnmarshalText(f *testing.F) {
 			if referenceValid(string(b)) {
 				t.Fatalf("UnmarshalText(%q) error = %v", b, err)
 			}
+			checkTextFailure(t, err, b, "16 characters of 2-9 a-x")
 			return
 		}
 		text, err := id.MarshalText()
@@ -248,6 +249,10 @@ func FuzzUnmarshalBinary(f *testing.F) {
 			if len(b) == Size {
 				t.Fatalf("UnmarshalBinary(%x) error = %v", b, err)
 			}
+			pe := checkFailure(t, err, floe.ErrInvalidLength, b)
+			if pe.Length != len(b) || pe.Offset != -1 || pe.Want != "10 bytes" {
+				t.Fatalf("UnmarshalBinary(%x) = %v: %+v, want length %d", b, err, *pe, len(b))
+			}
 			return
 		}
 		out, err := id.MarshalBinary()
@@ -268,6 +273,11 @@ func FuzzUnmarshalJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var id ID
 		if err := id.UnmarshalJSON(b); err != nil {
+			if s, ok := textid.Unquote(b); ok {
+				checkTextFailure(t, err, s, "16 characters of 2-9 a-x")
+			} else {
+				checkJSONSyntaxFailure(t, err, b)
+			}
 			return
 		}
 		out, err := id.MarshalJSON()
@@ -304,7 +314,7 @@ func TestParseError_Unwrap(t *testing.T) {
 	if !errors.Is(err, floe.ErrInvalidLength) {
 		t.Errorf("error %v does not match floe.ErrInvalidLength", err)
 	}
-	if got, want := err.Error(), `floe: cannot parse "bad" as id80: invalid length`; got != want {
+	if got, want := err.Error(), `floe: cannot parse "bad" as id80: invalid length 3, want 16 characters of 2-9 a-x`; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }

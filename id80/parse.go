@@ -1,10 +1,11 @@
 package id80
 
-import "github.com/floeid/floe"
+import "github.com/floeid/floe/internal/textid"
 
 // Parse returns the ID whose text form is s: exactly 16 characters of
 // [2-9a-x]. Any other input is a *floe.ParseError wrapping
-// floe.ErrInvalidLength or floe.ErrInvalidCharacter.
+// floe.ErrInvalidLength or floe.ErrInvalidCharacter, with the offset of the
+// first byte outside the alphabet.
 func Parse(s string) (ID, error) {
 	return parseText(s)
 }
@@ -23,7 +24,7 @@ func MustParse(s string) ID {
 // *floe.ParseError wrapping floe.ErrInvalidLength.
 func FromBytes(b []byte) (ID, error) {
 	if len(b) != Size {
-		return ID{}, parseError(b, floe.ErrInvalidLength)
+		return ID{}, textid.LengthError(format, b, len(b), wantBytes)
 	}
 	return ID(b), nil
 }
@@ -32,11 +33,7 @@ func FromBytes(b []byte) (ID, error) {
 func parseText[T string | []byte](src T) (ID, error) {
 	id, ok := decode(src)
 	if !ok {
-		reason := floe.ErrInvalidCharacter
-		if len(src) != EncodedSize {
-			reason = floe.ErrInvalidLength
-		}
-		return ID{}, parseError(src, reason)
+		return ID{}, textError(src)
 	}
 	return id, nil
 }

@@ -135,10 +135,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) error = %v, want valid = %v", s, err, valid)
 		}
 		if err != nil {
-			var pe *floe.ParseError
-			if !errors.As(err, &pe) || pe.Format != "id80" {
-				t.Fatalf("Parse(%q) error = %v, want a *floe.ParseError", s, err)
-			}
+			checkTextFailure(t, err, []byte(s), "16 characters of 2-9 a-x")
 			return
 		}
 		if got := id.String(); got != s {

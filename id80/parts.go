@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/textid"
 )
 
 // Parts is an ID taken apart. ID.Parts returns one; Compose builds an ID from
@@ -52,10 +53,10 @@ func Compose(p Parts) (ID, error) {
 	if !p.Time.IsZero() {
 		var ok bool
 		if ts, ok = timestampOf(p.Time); !ok {
-			return ID{}, parseError(p.Time.Format(time.RFC3339Nano), floe.ErrOutOfRange)
+			return ID{}, textid.Error(format, p.Time.Format(time.RFC3339Nano), floe.ErrOutOfRange, wantTime)
 		}
 	} else if ts > MaxTimestamp {
-		return ID{}, parseError(strconv.FormatUint(ts, 10), floe.ErrOutOfRange)
+		return ID{}, textid.Error(format, strconv.FormatUint(ts, 10), floe.ErrOutOfRange, wantTimestamp)
 	}
 	block := ts << 1
 	if p.TickTock {

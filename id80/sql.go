@@ -28,7 +28,7 @@ func (id *ID) Scan(value any) error {
 		*id = ID(b)
 		return nil
 	}
-	text, null, err := textid.ScanText(format, value)
+	text, null, err := textid.ScanText(format, wantScanTypes, value)
 	switch {
 	case err != nil:
 		return err
@@ -36,9 +36,13 @@ func (id *ID) Scan(value any) error {
 		*id = ID{}
 		return nil
 	}
-	v, err := parseText(text)
-	if err != nil {
-		return err
+	v, ok := decode(text)
+	if !ok {
+		e := textError(text)
+		if _, raw := value.([]byte); raw && e.Length >= 0 {
+			e.Want = wantScanBytes
+		}
+		return e
 	}
 	*id = v
 	return nil

@@ -125,6 +125,11 @@ func FuzzScan(f *testing.F) {
 		}
 		var id ID
 		if err := id.Scan(in); err != nil {
+			lengths := "16 characters of 2-9 a-x"
+			if asBytes {
+				lengths += " or 10 bytes"
+			}
+			checkTextFailure(t, err, b, lengths)
 			return
 		}
 		switch {

@@ -33,7 +33,7 @@ func ExampleParse() {
 	fmt.Println(errors.Is(err, floe.ErrInvalidCharacter))
 	// Output:
 	// Njc7pjKhxrcJu..e <nil>
-	// floe: cannot parse "Njc7pjKhxrcJu.-e" as id96: invalid character
+	// floe: cannot parse "Njc7pjKhxrcJu.-e" as id96: invalid character '-' at offset 14, want . 0-9 A-Z _ a-z
 	// true
 }
 
@@ -51,7 +51,7 @@ func ExampleFromBytes() {
 	fmt.Println(err)
 	// Output:
 	// Njc7pjKhxrcJu..e <nil>
-	// floe: cannot parse "\x00\x00\x00\x00\x00\x00\x00\x00" as id96: invalid length
+	// floe: cannot parse "\x00\x00\x00\x00\x00\x00\x00\x00" as id96: invalid length 8, want 12 bytes
 }
 
 func ExampleCompose() {
@@ -67,7 +67,7 @@ func ExampleCompose() {
 	fmt.Println(err)
 	// Output:
 	// Njc7pjKhxrcJu..e <nil>
-	// floe: cannot parse "sequence 16384" as id96: value out of range
+	// floe: cannot parse "sequence 16384" as id96: value out of range, want at most 16383
 }
 
 func ExampleID_Parts() {
@@ -237,7 +237,7 @@ func ExampleID_Scan() {
 	// Njc7pjKhxrcJu..e <nil>
 	// Njc7pjKhxrcJu..e <nil>
 	// ................ <nil>
-	// ................ floe: cannot parse "int64" as id96: unsupported type
+	// ................ floe: cannot parse "int64" as id96: unsupported type, want string, []byte or nil
 }
 
 func ExampleID_Uint64() {

@@ -17,7 +17,7 @@ func (id ID) MarshalText() ([]byte, error) {
 func (id *ID) UnmarshalText(text []byte) error {
 	var v ID
 	if !decode(&v, text) {
-		return textError(text, text)
+		return textError(text)
 	}
 	*id = v
 	return nil
@@ -65,16 +65,18 @@ func (id ID) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON yields v itself. MarshalJSON then writes the 96-bit form
 // with node 0, without the "*".
 //
-// Errors are *floe.ParseError wrapping floe.ErrUnsupportedType for JSON
-// that is not a string, floe.ErrInvalidLength or floe.ErrInvalidCharacter.
-// On error id is left unchanged.
+// Errors are *floe.ParseError values for data wrapping
+// floe.ErrUnsupportedType for JSON that is not a string,
+// floe.ErrInvalidLength (with the length of the text after any "*") or
+// floe.ErrInvalidCharacter (with the offset in data where the character is
+// written). On error id is left unchanged.
 func (id *ID) UnmarshalJSON(data []byte) error {
 	if textid.IsNull(data) {
 		return nil
 	}
 	s, ok := textid.Unquote(data)
 	if !ok {
-		return parseError(data, floe.ErrUnsupportedType)
+		return textid.Error(format, data, floe.ErrUnsupportedType, wantJSON)
 	}
 	cast := len(s) > 0 && s[0] == '*'
 	if cast {
@@ -82,11 +84,25 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 	}
 	var v ID
 	if !decode(&v, s) {
-		return textError(data, s)
+		return jsonError(data, s, cast)
 	}
 	if cast {
 		v = FromUint64(v.Uint64(), 0)
 	}
 	*id = v
 	return nil
+}
+
+// jsonError returns the error for data, a JSON string whose text s, after
+// the "*" of the 64-bit form when cast is true, decode refused.
+func jsonError(data, s []byte, cast bool) error {
+	e := textError(s)
+	start := 0
+	if cast {
+		start = 1
+		if e.Length >= 0 {
+			e.Want = wantCastText
+		}
+	}
+	return textid.InString(e, data, start)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/textid"
 )
 
 // The standard interfaces ID implements.
@@ -262,10 +263,10 @@ func FuzzUnmarshalText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte) {
 		var id ID
 		if err := id.UnmarshalText(text); err != nil {
-			var pe *floe.ParseError
-			if !errors.As(err, &pe) || id != (ID{}) {
-				t.Fatalf("UnmarshalText(%q) = %x, %#v", text, id[:], err)
+			if id != (ID{}) {
+				t.Fatalf("UnmarshalText(%q) = %x, %v", text, id[:], err)
 			}
+			checkTextFailure(t, err, text, "16 characters of . 0-9 A-Z _ a-z")
 			return
 		}
 		if got, _ := id.MarshalText(); !bytes.Equal(got, text) {
@@ -284,9 +285,12 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var id ID
 		if err := id.UnmarshalBinary(data); err != nil {
-			var pe *floe.ParseError
-			if !errors.As(err, &pe) || id != (ID{}) || len(data) == Size {
-				t.Fatalf("UnmarshalBinary(%x) = %x, %#v", data, id[:], err)
+			if id != (ID{}) || len(data) == Size {
+				t.Fatalf("UnmarshalBinary(%x) = %x, %v", data, id[:], err)
+			}
+			pe := checkFailure(t, err, floe.ErrInvalidLength, data)
+			if pe.Length != len(data) || pe.Offset != -1 || pe.Want != "12 bytes" {
+				t.Fatalf("UnmarshalBinary(%x) = %v: %+v, want length %d", data, err, *pe, len(data))
 			}
 			return
 		}
@@ -311,10 +315,10 @@ func FuzzUnmarshalJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var id ID
 		if err := id.UnmarshalJSON(data); err != nil {
-			var pe *floe.ParseError
-			if !errors.As(err, &pe) || id != (ID{}) {
-				t.Fatalf("UnmarshalJSON(%q) = %x, %#v", data, id[:], err)
+			if id != (ID{}) {
+				t.Fatalf("UnmarshalJSON(%q) = %x, %v", data, id[:], err)
 			}
+			checkJSONFailure(t, err, data)
 			return
 		}
 		if string(data) == "null" {
@@ -336,4 +340,47 @@ func FuzzUnmarshalJSON(f *testing.F) {
 			t.Fatalf("UnmarshalJSON(%q) re-encodes as %s, want %s", data, got, want)
 		}
 	})
+}
+
+// checkJSONFailure fails unless err explains, as a reading of data with
+// encoding/json does, why data is not the JSON of an ID: not a string, the
+// length of the text after any "*", or the first character outside the
+// alphabet, at the offset in data where it is written.
+func checkJSONFailure(t *testing.T, err error, data []byte) {
+	t.Helper()
+	s, ok := textid.Unquote(data)
+	if !ok {
+		pe := checkFailure(t, err, floe.ErrUnsupportedType, data)
+		if pe.Offset != -1 || pe.Length != -1 || pe.Want != "a JSON string or null" {
+			t.Fatalf("error %v for %q: %+v", err, data, *pe)
+		}
+		return
+	}
+	star := 0
+	lengths := "16 characters of . 0-9 A-Z _ a-z"
+	if len(s) > 0 && s[0] == '*' {
+		star = 1
+		lengths += " after the *"
+	}
+	text := s[star:]
+	if len(text) != EncodedLen {
+		pe := checkFailure(t, err, floe.ErrInvalidLength, data)
+		if pe.Length != len(text) || pe.Offset != -1 || pe.Want != lengths {
+			t.Fatalf("error %v for %q: %+v, want length %d", err, data, *pe, len(text))
+		}
+		return
+	}
+	i := firstOutside(text)
+	pe := checkFailure(t, err, floe.ErrInvalidCharacter, data)
+	if i < 0 || pe.Char != charAt(text, i) || pe.Length != -1 || pe.Want != ". 0-9 A-Z _ a-z" {
+		t.Fatalf("error %v for %q: %+v, want the character %q", err, data, *pe, charAt(text, i))
+	}
+	// The JSON before Offset holds the text before the character.
+	var before string
+	if pe.Offset < 1 || pe.Offset >= len(data) {
+		t.Fatalf("error %v for %q: offset %d outside the string", err, data, pe.Offset)
+	}
+	if err := json.Unmarshal(append(bytes.Clone(data[:pe.Offset]), '"'), &before); err != nil || before != string(s[:star+i]) {
+		t.Fatalf("error %v for %q: the JSON before offset %d reads %q, %v; want %q", pe, data, pe.Offset, before, err, s[:star+i])
+	}
 }

@@ -1,16 +1,16 @@
 package id96
 
-import "github.com/floeid/floe"
+import "github.com/floeid/floe/internal/textid"
 
 // Parse reads the 16-character text of an ID, as written by String and by
 // guid's String for its 96-bit IDs. It returns a *floe.ParseError wrapping
-// floe.ErrInvalidLength or floe.ErrInvalidCharacter. Every 16 characters of
-// the alphabet are a valid ID, so no text is out of range.
+// floe.ErrInvalidLength or floe.ErrInvalidCharacter, with the offset of the
+// first byte outside the alphabet. Every 16 characters of the alphabet are a
+// valid ID, so no text is out of range.
 func Parse(s string) (ID, error) {
 	var id ID
 	if !decode(&id, s) {
-		b := []byte(s)
-		return ID{}, textError(b, b)
+		return ID{}, textError(s)
 	}
 	return id, nil
 }
@@ -32,17 +32,8 @@ func MustParse(s string) ID {
 func FromBytes(b []byte) (ID, error) {
 	var id ID
 	if len(b) != Size {
-		return ID{}, parseError(b, floe.ErrInvalidLength)
+		return ID{}, textid.LengthError(format, b, len(b), wantBytes)
 	}
 	copy(id[:], b)
 	return id, nil
-}
-
-// textError returns the error for text that decode refused, reporting
-// input, which holds text.
-func textError(input, text []byte) error {
-	if len(text) != EncodedLen {
-		return parseError(input, floe.ErrInvalidLength)
-	}
-	return parseError(input, floe.ErrInvalidCharacter)
 }

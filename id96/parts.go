@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/textid"
 )
 
 // Parts is an ID taken apart into its fields.
@@ -44,17 +45,17 @@ func Compose(p Parts) (ID, error) {
 	tick := p.Tick
 	if tick == 0 && !p.Time.IsZero() {
 		if p.Time.Before(time.Unix(0, 0)) || p.Time.After(timeOf(MaxTick).Add(TickUnit-1)) {
-			return ID{}, parseError([]byte("time "+p.Time.UTC().Format(time.RFC3339Nano)), floe.ErrOutOfRange)
+			return ID{}, textid.Error(format, "time "+p.Time.UTC().Format(time.RFC3339Nano), floe.ErrOutOfRange, wantTime)
 		}
 		tick = tickOf(p.Time)
 	}
 	switch {
 	case p.Drift > MaxDrift:
-		return ID{}, parseError([]byte("drift "+strconv.FormatUint(uint64(p.Drift), 10)), floe.ErrOutOfRange)
+		return ID{}, textid.Error(format, "drift "+strconv.FormatUint(uint64(p.Drift), 10), floe.ErrOutOfRange, wantDrift)
 	case tick > MaxTick:
-		return ID{}, parseError([]byte("tick "+strconv.FormatUint(tick, 10)), floe.ErrOutOfRange)
+		return ID{}, textid.Error(format, "tick "+strconv.FormatUint(tick, 10), floe.ErrOutOfRange, wantTick)
 	case p.Sequence > MaxSequence:
-		return ID{}, parseError([]byte("sequence "+strconv.FormatUint(uint64(p.Sequence), 10)), floe.ErrOutOfRange)
+		return ID{}, textid.Error(format, "sequence "+strconv.FormatUint(uint64(p.Sequence), 10), floe.ErrOutOfRange, wantSequence)
 	}
 	return newID(p.Drift, tick, p.Node, p.Sequence), nil
 }

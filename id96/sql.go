@@ -21,7 +21,7 @@ func (id *ID) Scan(src any) error {
 		copy(id[:], b)
 		return nil
 	}
-	text, null, err := textid.ScanText(format, src)
+	text, null, err := textid.ScanText(format, wantScanTypes, src)
 	switch {
 	case err != nil:
 		return err
@@ -29,5 +29,14 @@ func (id *ID) Scan(src any) error {
 		*id = ID{}
 		return nil
 	}
-	return id.UnmarshalText(text)
+	var v ID
+	if !decode(&v, text) {
+		e := textError(text)
+		if _, raw := src.([]byte); raw && e.Length >= 0 {
+			e.Want = wantScanBytes
+		}
+		return e
+	}
+	*id = v
+	return nil
 }

@@ -96,10 +96,14 @@ func FuzzScan(f *testing.F) {
 		}
 		var id ID
 		if err := id.Scan(src); err != nil {
-			var pe *floe.ParseError
-			if !errors.As(err, &pe) || id != (ID{}) {
-				t.Fatalf("Scan(%#v) = %x, %#v", src, id[:], err)
+			if id != (ID{}) {
+				t.Fatalf("Scan(%#v) = %x, %v", src, id[:], err)
 			}
+			lengths := "16 characters of . 0-9 A-Z _ a-z"
+			if !asString {
+				lengths += " or 12 bytes"
+			}
+			checkTextFailure(t, err, data, lengths)
 			return
 		}
 		var again []byte
