@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floeid/floe"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
@@ -214,14 +215,16 @@ func (in inspector) inspect(s string) ([]reading, error) {
 			r, err = read96(s)
 		}
 		if err != nil {
-			why = append(why, f+": "+err.Error())
+			why = append(why, f+": "+reason(err))
 			continue
 		}
 		found = append(found, r)
 	}
 	if found == nil {
 		if in.format == "" && len(formats) > 1 {
-			why = append([]string{"id64: " + notDecimal(s).Error()}, why...)
+			// s is not all digits: id64's error says which byte is not.
+			_, err := id64.Parse(s)
+			why = append([]string{"id64: " + reason(err)}, why...)
 			return nil, fmt.Errorf("not an ID of any format: %s", strings.Join(why, "; "))
 		}
 		return nil, errors.New(strings.Join(why, "; "))
@@ -245,29 +248,20 @@ func (in inspector) inspect(s string) ([]reading, error) {
 	return found, nil
 }
 
-// notDecimal says why s, which is not all digits, is no id64.
-func notDecimal(s string) error {
-	if s == "" {
-		return errors.New("empty")
+// reason says why a format refused the text of an ID: a parse error's
+// reason, without the text and the format, which the output names already.
+func reason(err error) string {
+	var pe *floe.ParseError
+	if errors.As(err, &pe) {
+		return pe.Reason()
 	}
-	i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
-	return fmt.Errorf("%q at offset %d is not a decimal digit", firstRune(s[i:]), i)
-}
-
-func firstRune(s string) rune {
-	for _, r := range s {
-		return r
-	}
-	return 0
+	return err.Error()
 }
 
 func (in inspector) read64(s string) (reading, error) {
-	if s == "" || strings.Trim(s, "0123456789") != "" {
-		return reading{}, notDecimal(s)
-	}
 	id, err := id64.Parse(s)
 	if err != nil {
-		return reading{}, errors.New("not a 64-bit number: want at most 20 digits, up to 18446744073709551615")
+		return reading{}, err
 	}
 	if err := in.layout.CheckID(id); err != nil {
 		return reading{}, err
@@ -286,13 +280,10 @@ func (in inspector) read64(s string) (reading, error) {
 // id96End is when id96's time runs out: 2^64 ns after the Unix epoch.
 var id96End = time.Unix(1<<64/1_000_000_000, 1<<64%1_000_000_000)
 
-// textLength is the length of the text of id80 and id96 IDs.
-const textLength = 16
-
 func read80(s string) (reading, error) {
 	id, err := id80.Parse(s)
 	if err != nil {
-		return reading{}, textReason(s, "2-9 a-x", func(c byte) bool { return c >= '2' && c <= '9' || c >= 'a' && c <= 'x' })
+		return reading{}, err
 	}
 	p := id.Parts()
 	part := p.Partition.Uint16()
@@ -309,9 +300,7 @@ func read80(s string) (reading, error) {
 func read96(s string) (reading, error) {
 	id, err := id96.Parse(s)
 	if err != nil {
-		return reading{}, textReason(s, ". 0-9 A-Z _ a-z", func(c byte) bool {
-			return c == '.' || c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
-		})
+		return reading{}, err
 	}
 	p := id.Parts()
 	node, drift := uint64(p.Node), uint8(p.Drift)
@@ -322,20 +311,6 @@ func read96(s string) (reading, error) {
 		time: p.Time,
 		end:  id96End,
 	}, nil
-}
-
-// textReason says why s is not the 16-character text of a format whose
-// alphabet is described by chars and tested by in.
-func textReason(s, chars string, in func(byte) bool) error {
-	if len(s) != textLength {
-		return fmt.Errorf("%d bytes, want %d characters of %s", len(s), textLength, chars)
-	}
-	for i := 0; i < len(s); i++ {
-		if !in(s[i]) {
-			return fmt.Errorf("%q at offset %d is not one of %s", firstRune(s[i:]), i, chars)
-		}
-	}
-	return fmt.Errorf("want %d characters of %s", textLength, chars)
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
