@@ -114,5 +114,14 @@
 // noeq wire protocol. Value and Scan store the ID in a BIGINT column. Every
 // decoder reports bad input with a *floe.ParseError wrapping one of
 // floe.ErrInvalidLength, floe.ErrInvalidCharacter, floe.ErrOutOfRange or
-// floe.ErrUnsupportedType, and none panics, whatever the input.
+// floe.ErrUnsupportedType, and none panics, whatever the input. The error
+// says what was wrong and what the format wants: the offset of the first
+// byte that is not a digit and the character there, the length given, or
+// the range:
+//
+//	floe: cannot parse "12x4" as id64: invalid character 'x' at offset 2, want 0-9
+//	floe: cannot parse "18446744073709551616" as id64: value out of range, want 0 to 18446744073709551615
+//
+// Offsets in the errors of UnmarshalJSON count in the JSON, where an escape
+// sequence stands for the character it names.
 package id64

@@ -44,6 +44,13 @@
 //
 // All decoding errors are *floe.ParseError values with Format "id80",
 // wrapping floe.ErrInvalidLength, floe.ErrInvalidCharacter,
-// floe.ErrOutOfRange or floe.ErrUnsupportedType. No input makes a decoder
-// panic.
+// floe.ErrOutOfRange or floe.ErrUnsupportedType. They say what was wrong
+// and what the format wants: the offset of the first byte outside the
+// alphabet and the character there, or the length given:
+//
+//	floe: cannot parse "9qad!fh223ht2222" as id80: invalid character '!' at offset 4, want 2-9 a-x
+//	floe: cannot parse "abc" as id80: invalid length 3, want 16 characters of 2-9 a-x
+//
+// UnmarshalJSON reports a bad string's contents, its offsets counted in
+// them. No input makes a decoder panic.
 package id80

@@ -49,6 +49,18 @@
 // characters of it are the text of one ID. JSON holds the text as a string;
 // database/sql stores the text, and Scan also reads the 12 raw bytes.
 //
+// Every decoder reports bad input with a *floe.ParseError with Format
+// "id96", wrapping floe.ErrInvalidLength, floe.ErrInvalidCharacter or
+// floe.ErrUnsupportedType, and none panics, whatever the input. The error
+// says what was wrong and what the format wants: the offset of the first
+// byte outside the alphabet and the character there, or the length given:
+//
+//	floe: cannot parse "Njc7pjKhxrcJu.-e" as id96: invalid character '-' at offset 14, want . 0-9 A-Z _ a-z
+//	floe: cannot parse "Njc7pjKhxrcJu.." as id96: invalid length 15, want 16 characters of . 0-9 A-Z _ a-z
+//
+// Offsets in the errors of UnmarshalJSON count in the JSON, where an escape
+// sequence stands for the character it names.
+//
 // # Generating IDs
 //
 // [New] issues from a package-level [Generator] with a crypto-random node;
