@@ -90,11 +90,12 @@ type ParseError struct {
 	// Offset is, when Err is ErrInvalidCharacter, the byte offset in the
 	// input of the first byte the format rejects, or the input's length
 	// when the input ends too early (an unterminated JSON string). It is
-	// -1 when the error is not about a byte.
+	// -1 when the error is not about a byte, or does not say which.
 	Offset int
 	// Char is the character at Offset: its UTF-8 bytes, or the one byte
-	// there when it does not start valid UTF-8. It is empty when Offset is
-	// -1 or at the end of the input.
+	// there when it does not start valid UTF-8; the character an escape
+	// sequence there stands for, in a JSON string. It is empty when Offset
+	// is -1 or at the end of the input.
 	Char string
 	// Length is, when Err is ErrInvalidLength, the length in bytes of what
 	// the format measured: the input, or the text inside it that the format

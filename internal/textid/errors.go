@@ -6,8 +6,9 @@ import (
 	"github.com/floeid/floe"
 )
 
-// keep is how much of the input a *floe.ParseError holds; cutting before
-// the copy keeps huge inputs as cheap to report as small ones.
+// keep is how much of the input a *floe.ParseError holds, as
+// floe.NewParseError keeps it; cutting before the copy keeps huge inputs as
+// cheap to report as small ones.
 const keep = 64
 
 // Error returns a *floe.ParseError of format for input wrapping reason, a
