@@ -133,10 +133,13 @@ func (e *ParseError) Error() string {
 func (e *ParseError) Reason() string {
 	msg := reasonText(e.Err)
 	switch {
-	case errors.Is(e.Err, ErrInvalidCharacter) && e.Offset >= 0 && e.Char == "":
-		msg += ": input ends at offset " + strconv.Itoa(e.Offset)
-	case errors.Is(e.Err, ErrInvalidCharacter) && e.Offset >= 0:
+	case errors.Is(e.Err, ErrInvalidCharacter) && e.Char != "" && e.Offset >= 0:
 		msg += " " + quoteChar(e.Char) + " at offset " + strconv.Itoa(e.Offset)
+	case errors.Is(e.Err, ErrInvalidCharacter) && e.Char == "" && e.Offset >= len(e.Input):
+		// No character, and past what Input holds: the input ended there.
+		// An Offset inside Input without its Char says nothing reliable
+		// (a ParseError built without the details), so it is not shown.
+		msg += ": input ends at offset " + strconv.Itoa(e.Offset)
 	case errors.Is(e.Err, ErrInvalidLength) && e.Length >= 0:
 		msg += " " + strconv.Itoa(e.Length)
 	}

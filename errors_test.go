@@ -53,6 +53,12 @@ func TestParseError(t *testing.T) {
 			"unsupported type, want string, []byte or nil"},
 		{"character without details", floe.NewParseError("id80", []byte("zz!"), floe.ErrInvalidCharacter), floe.ErrInvalidCharacter,
 			"invalid character"},
+		{"built without an offset", &floe.ParseError{Format: "id80", Input: "zz!", Err: floe.ErrInvalidCharacter}, floe.ErrInvalidCharacter,
+			"invalid character"},
+		{"empty input ends at once", &floe.ParseError{Format: "id80", Input: "", Err: floe.ErrInvalidCharacter}, floe.ErrInvalidCharacter,
+			"invalid character: input ends at offset 0"},
+		{"input cut, ends beyond the cut", parseError(`"`+long, floe.ErrInvalidCharacter, 102, "", -1, "a JSON string or null"), floe.ErrInvalidCharacter,
+			"invalid character: input ends at offset 102, want a JSON string or null"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
