@@ -46,8 +46,9 @@ func (id ID) Parts() Parts {
 // returns id.
 //
 // Compose fails with a *floe.ParseError wrapping floe.ErrOutOfRange when the
-// time lies before Epoch or after 2079-09-07 15:47:35.548 UTC, or when
-// p.Timestamp exceeds MaxTimestamp.
+// time lies before Epoch or past the last 4 ms tick, which starts at
+// 2079-09-07 15:47:35.548 UTC (a time up to 15:47:35.551999999 rounds down
+// into it), or when p.Timestamp exceeds MaxTimestamp.
 func Compose(p Parts) (ID, error) {
 	ts := p.Timestamp
 	if !p.Time.IsZero() {
