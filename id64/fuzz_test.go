@@ -7,69 +7,44 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/internal/textid"
+	"github.com/floeid/floe/internal/textid/parsetest"
 )
 
 // checkDecodeFailure fails unless err is a *floe.ParseError for id64
 // wrapping one of floe's decode sentinels, with Input the start of input.
 func checkDecodeFailure(t *testing.T, err error, input string) *floe.ParseError {
 	t.Helper()
-	var pe *floe.ParseError
-	if !errors.As(err, &pe) || pe.Format != "id64" {
-		t.Fatalf("error %v (%T) is not an id64 *floe.ParseError", err, err)
-	}
-	if want := input[:min(len(input), 64)]; pe.Input != want {
-		t.Fatalf("error %v has Input %q, want %q", err, pe.Input, want)
-	}
-	for _, s := range []error{floe.ErrInvalidLength, floe.ErrInvalidCharacter, floe.ErrOutOfRange, floe.ErrUnsupportedType} {
-		if errors.Is(err, s) {
-			return pe
-		}
-	}
-	t.Fatalf("error %v wraps none of floe's decode sentinels", err)
-	return nil
+	return parsetest.Failure(t, err, "id64", input, floe.ErrInvalidLength, floe.ErrInvalidCharacter, floe.ErrOutOfRange, floe.ErrUnsupportedType)
 }
 
 // checkTextFailure fails unless err is the error for text, which Parse
 // refused, as a byte-by-byte reading of text explains it.
 func checkTextFailure(t *testing.T, err error, text string) {
 	t.Helper()
-	checkDigitsFailure(t, checkDecodeFailure(t, err, text), text, 0)
+	checkDigitsFailure(t, err, text, text, 0)
 }
 
-// checkDigitsFailure fails unless pe explains why digits, the text of input
-// from byte start on, is not the decimal text of an ID: the first byte that
-// is not a digit, else the length, else the value.
-func checkDigitsFailure(t *testing.T, pe *floe.ParseError, digits string, start int) {
+// checkDigitsFailure fails unless err, the error for input, explains why
+// digits is not the decimal text of an ID: the first byte that is not a
+// digit, else the length, else the value. digits is the text of input from
+// byte start on, or the contents of a JSON string with no such byte.
+func checkDigitsFailure(t *testing.T, err error, input, digits string, start int) {
 	t.Helper()
 	i := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' })
 	switch {
 	case i >= 0:
-		if !errors.Is(pe, floe.ErrInvalidCharacter) || pe.Offset != start+i || pe.Char != charAt(digits, i) || pe.Length != -1 || pe.Want != "0-9" {
-			t.Fatalf("error %v for %q: %+v, want the character %q at offset %d", pe, digits, *pe, charAt(digits, i), start+i)
-		}
+		parsetest.CharFailure(t, err, "id64", input, start+i, parsetest.CharAt(digits, i), "0-9")
 	case len(digits) == 0 || len(digits) > 20:
-		if !errors.Is(pe, floe.ErrInvalidLength) || pe.Length != len(digits) || pe.Offset != -1 || pe.Want != "1 to 20 digits" {
-			t.Fatalf("error %v for %q: %+v, want length %d", pe, digits, *pe, len(digits))
-		}
+		parsetest.LengthFailure(t, err, "id64", input, len(digits), "1 to 20 digits")
 	default:
-		if _, err := strconv.ParseUint(digits, 10, 64); err == nil || !errors.Is(pe, floe.ErrOutOfRange) || pe.Offset != -1 || pe.Length != -1 {
+		pe := parsetest.Failure(t, err, "id64", input, floe.ErrOutOfRange)
+		if _, err := strconv.ParseUint(digits, 10, 64); err == nil || pe.Offset != -1 || pe.Length != -1 {
 			t.Fatalf("error %v for %q: %+v, want out of range", pe, digits, *pe)
 		}
 	}
-}
-
-// charAt returns the character of s at byte i: a rune, or the one byte
-// there when it does not start one; "" at the end of s.
-func charAt[T string | []byte](s T, i int) string {
-	if i >= len(s) {
-		return ""
-	}
-	_, n := utf8.DecodeRuneInString(string(s[i:]))
-	return string(s[i : i+n])
 }
 
 // checkJSONFailure fails unless err is the error for b, which UnmarshalJSON
@@ -79,20 +54,20 @@ func checkJSONFailure(t *testing.T, err error, b []byte) {
 	pe := checkDecodeFailure(t, err, string(b))
 	switch {
 	case len(b) == 0:
-		checkDigitsFailure(t, pe, "", 0)
+		checkDigitsFailure(t, err, "", "", 0)
 	case b[0] == '"':
 		contents, ok := textid.Unquote(b)
 		if !ok {
-			checkJSONSyntaxFailure(t, pe, b)
+			parsetest.JSONSyntaxFailure(t, err, "id64", b, "a JSON string, number or null")
 			return
 		}
 		i := bytes.IndexFunc(contents, func(r rune) bool { return r < '0' || r > '9' })
 		if i < 0 {
-			checkDigitsFailure(t, pe, string(contents), 0)
+			checkDigitsFailure(t, err, string(b), string(contents), 0)
 			return
 		}
-		if !errors.Is(pe, floe.ErrInvalidCharacter) || pe.Char != charAt(contents, i) || pe.Want != "0-9" {
-			t.Fatalf("error %v for %s: %+v, want the character %q", pe, b, *pe, charAt(contents, i))
+		if !errors.Is(pe, floe.ErrInvalidCharacter) || pe.Char != parsetest.CharAt(contents, i) || pe.Want != "0-9" {
+			t.Fatalf("error %v for %s: %+v, want the character %q", pe, b, *pe, parsetest.CharAt(contents, i))
 		}
 		// The bytes before Offset are the digits before the character.
 		var before string
@@ -106,52 +81,18 @@ func checkJSONFailure(t *testing.T, err error, b []byte) {
 			}
 			return
 		}
-		checkDigitsFailure(t, pe, string(b[1:]), 1)
+		checkDigitsFailure(t, err, string(b), string(b[1:]), 1)
 	case b[0] == '0' && len(b) > 1:
 		want := "0-9"
 		if b[1]-'0' <= 9 {
 			want = "a JSON number without leading zeros"
 		}
-		if !errors.Is(pe, floe.ErrInvalidCharacter) || pe.Offset != 1 || pe.Char != charAt(b, 1) || pe.Want != want {
-			t.Fatalf("error %v for %s: %+v, want the character after the leading 0", pe, b, *pe)
-		}
+		parsetest.CharFailure(t, err, "id64", b, 1, parsetest.CharAt(b, 1), want)
 	case b[0] >= '0' && b[0] <= '9':
-		checkDigitsFailure(t, pe, string(b), 0)
+		checkDigitsFailure(t, err, string(b), string(b), 0)
 	default:
-		checkJSONSyntaxFailure(t, pe, b)
+		parsetest.JSONSyntaxFailure(t, err, "id64", b, "a JSON string, number or null")
 	}
-}
-
-// checkJSONSyntaxFailure fails unless pe points at the first byte of b that
-// no JSON string or null can have there, or at its end when b stops short.
-func checkJSONSyntaxFailure(t *testing.T, pe *floe.ParseError, b []byte) {
-	t.Helper()
-	if !errors.Is(pe, floe.ErrInvalidCharacter) || pe.Offset < 0 || pe.Offset > len(b) || pe.Char != charAt(b, pe.Offset) || pe.Want != "a JSON string, number or null" {
-		t.Fatalf("error %v for %q: %+v, want the offset where it stops being JSON", pe, b, *pe)
-	}
-	if pe.Offset > 0 && !jsonStart(b[:pe.Offset]) {
-		t.Fatalf("error %v for %q: %q before the offset starts no JSON string or null", pe, b, b[:pe.Offset])
-	}
-	if pe.Offset < len(b) && jsonStart(b[:pe.Offset+1]) {
-		t.Fatalf("error %v for %q: %q, to the offset, starts a JSON string or null", pe, b, b[:pe.Offset+1])
-	}
-}
-
-// jsonStart reports whether p is the start of null or of a JSON string:
-// whether one of the endings that close a string, an escape or a \u escape
-// makes it a whole one.
-func jsonStart(p []byte) bool {
-	if strings.HasPrefix("null", string(p)) {
-		return true
-	}
-	for _, end := range []string{"", `"`, `n"`, `0"`, `00"`, `000"`, `0000"`} {
-		q := append(bytes.Clone(p), end...)
-		var s string
-		if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && json.Unmarshal(q, &s) == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // checkCanonicalDecimal fails unless id is what the accepted decimal text s
@@ -228,10 +169,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 			if len(b) == 8 {
 				t.Fatalf("UnmarshalBinary(%x) = %v", b, err)
 			}
-			pe := checkDecodeFailure(t, err, string(b))
-			if !errors.Is(err, floe.ErrInvalidLength) || pe.Length != len(b) || pe.Offset != -1 || pe.Want != "8 bytes" {
-				t.Fatalf("UnmarshalBinary(%x) = %v: %+v, want length %d", b, err, *pe, len(b))
-			}
+			parsetest.LengthFailure(t, err, "id64", b, len(b), "8 bytes")
 			return
 		}
 		if got := id.Bytes(); !bytes.Equal(got, b) {

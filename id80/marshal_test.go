@@ -10,6 +10,7 @@ import (
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/internal/textid"
+	"github.com/floeid/floe/internal/textid/parsetest"
 )
 
 var (
@@ -227,7 +228,7 @@ func FuzzUnmarshalText(f *testing.F) {
 			if referenceValid(string(b)) {
 				t.Fatalf("UnmarshalText(%q) error = %v", b, err)
 			}
-			checkTextFailure(t, err, b, "16 characters of 2-9 a-x")
+			parsetest.TextFailure(t, err, textForm, b, "16 characters of 2-9 a-x")
 			return
 		}
 		text, err := id.MarshalText()
@@ -249,10 +250,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 			if len(b) == Size {
 				t.Fatalf("UnmarshalBinary(%x) error = %v", b, err)
 			}
-			pe := checkFailure(t, err, floe.ErrInvalidLength, b)
-			if pe.Length != len(b) || pe.Offset != -1 || pe.Want != "10 bytes" {
-				t.Fatalf("UnmarshalBinary(%x) = %v: %+v, want length %d", b, err, *pe, len(b))
-			}
+			parsetest.LengthFailure(t, err, "id80", b, len(b), "10 bytes")
 			return
 		}
 		out, err := id.MarshalBinary()
@@ -274,9 +272,9 @@ func FuzzUnmarshalJSON(f *testing.F) {
 		var id ID
 		if err := id.UnmarshalJSON(b); err != nil {
 			if s, ok := textid.Unquote(b); ok {
-				checkTextFailure(t, err, s, "16 characters of 2-9 a-x")
+				parsetest.TextFailure(t, err, textForm, s, "16 characters of 2-9 a-x")
 			} else {
-				checkJSONSyntaxFailure(t, err, b)
+				parsetest.JSONSyntaxFailure(t, err, "id80", b, "a JSON string or null")
 			}
 			return
 		}

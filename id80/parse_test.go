@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/textid/parsetest"
 )
 
 // parseTests are the text inputs shared by the Parse, UnmarshalText,
@@ -135,7 +136,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) error = %v, want valid = %v", s, err, valid)
 		}
 		if err != nil {
-			checkTextFailure(t, err, []byte(s), "16 characters of 2-9 a-x")
+			parsetest.TextFailure(t, err, textForm, []byte(s), "16 characters of 2-9 a-x")
 			return
 		}
 		if got := id.String(); got != s {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/textid/parsetest"
 )
 
 var (
@@ -129,7 +130,7 @@ func FuzzScan(f *testing.F) {
 			if asBytes {
 				lengths += " or 10 bytes"
 			}
-			checkTextFailure(t, err, b, lengths)
+			parsetest.TextFailure(t, err, textForm, b, lengths)
 			return
 		}
 		switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/internal/textid"
+	"github.com/floeid/floe/internal/textid/parsetest"
 )
 
 // The standard interfaces ID implements.
@@ -266,7 +267,7 @@ func FuzzUnmarshalText(f *testing.F) {
 			if id != (ID{}) {
 				t.Fatalf("UnmarshalText(%q) = %x, %v", text, id[:], err)
 			}
-			checkTextFailure(t, err, text, "16 characters of . 0-9 A-Z _ a-z")
+			parsetest.TextFailure(t, err, textForm, text, "16 characters of . 0-9 A-Z _ a-z")
 			return
 		}
 		if got, _ := id.MarshalText(); !bytes.Equal(got, text) {
@@ -288,10 +289,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 			if id != (ID{}) || len(data) == Size {
 				t.Fatalf("UnmarshalBinary(%x) = %x, %v", data, id[:], err)
 			}
-			pe := checkFailure(t, err, floe.ErrInvalidLength, data)
-			if pe.Length != len(data) || pe.Offset != -1 || pe.Want != "12 bytes" {
-				t.Fatalf("UnmarshalBinary(%x) = %v: %+v, want length %d", data, err, *pe, len(data))
-			}
+			parsetest.LengthFailure(t, err, "id96", data, len(data), "12 bytes")
 			return
 		}
 		if got, _ := id.MarshalBinary(); !bytes.Equal(got, data) {
@@ -350,7 +348,7 @@ func checkJSONFailure(t *testing.T, err error, data []byte) {
 	t.Helper()
 	s, ok := textid.Unquote(data)
 	if !ok {
-		pe := checkFailure(t, err, floe.ErrUnsupportedType, data)
+		pe := parsetest.Failure(t, err, "id96", data, floe.ErrUnsupportedType)
 		if pe.Offset != -1 || pe.Length != -1 || pe.Want != "a JSON string or null" {
 			t.Fatalf("error %v for %q: %+v", err, data, *pe)
 		}
@@ -364,16 +362,13 @@ func checkJSONFailure(t *testing.T, err error, data []byte) {
 	}
 	text := s[star:]
 	if len(text) != EncodedLen {
-		pe := checkFailure(t, err, floe.ErrInvalidLength, data)
-		if pe.Length != len(text) || pe.Offset != -1 || pe.Want != lengths {
-			t.Fatalf("error %v for %q: %+v, want length %d", err, data, *pe, len(text))
-		}
+		parsetest.LengthFailure(t, err, "id96", data, len(text), lengths)
 		return
 	}
-	i := firstOutside(text)
-	pe := checkFailure(t, err, floe.ErrInvalidCharacter, data)
-	if i < 0 || pe.Char != charAt(text, i) || pe.Length != -1 || pe.Want != ". 0-9 A-Z _ a-z" {
-		t.Fatalf("error %v for %q: %+v, want the character %q", err, data, *pe, charAt(text, i))
+	i := textForm.Outside(text)
+	pe := parsetest.Failure(t, err, "id96", data, floe.ErrInvalidCharacter)
+	if i < 0 || pe.Char != parsetest.CharAt(text, i) || pe.Length != -1 || pe.Want != textForm.Want {
+		t.Fatalf("error %v for %q: %+v, want the character %q", err, data, *pe, parsetest.CharAt(text, i))
 	}
 	// The JSON before Offset holds the text before the character.
 	var before string

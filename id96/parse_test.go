@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/textid/parsetest"
 )
 
 // parseTests are texts and what Parse makes of them; the fuzz targets start
@@ -147,7 +148,7 @@ func FuzzParse(f *testing.F) {
 			if id != (ID{}) {
 				t.Fatalf("Parse(%q) = %x, %v", s, id[:], err)
 			}
-			checkTextFailure(t, err, []byte(s), "16 characters of . 0-9 A-Z _ a-z")
+			parsetest.TextFailure(t, err, textForm, []byte(s), "16 characters of . 0-9 A-Z _ a-z")
 			return
 		}
 		if got := id.String(); got != s {

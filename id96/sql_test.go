@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/internal/textid/parsetest"
 )
 
 func TestID_Value(t *testing.T) {
@@ -103,7 +104,7 @@ func FuzzScan(f *testing.F) {
 			if !asString {
 				lengths += " or 12 bytes"
 			}
-			checkTextFailure(t, err, data, lengths)
+			parsetest.TextFailure(t, err, textForm, data, lengths)
 			return
 		}
 		var again []byte
