@@ -48,8 +48,11 @@ func TestE2E_BadInput(t *testing.T) {
 		t.Skip("10,000 connections; skipped with -short")
 	}
 	const token = "the-right-token"
-	withToken := startFloedEnv(t, []string{"FLOE_TOKEN=" + token}, "--auth-timeout", "300ms", "--max-conns", "4096")
-	tokenless := startFloed(t, "--auth-timeout", "300ms", "--max-conns", "4096")
+	// The two daemons' IDs go into one log, so they must not share a
+	// worker ID: two daemons with the same one issue the same IDs when
+	// they serve in the same millisecond.
+	withToken := startFloedEnv(t, []string{"FLOE_TOKEN=" + token}, "-w", "1", "--auth-timeout", "300ms", "--max-conns", "4096")
+	tokenless := startFloed(t, "-w", "2", "--auth-timeout", "300ms", "--max-conns", "4096")
 	base := map[*floed]resources{withToken: withToken.resources(), tokenless: tokenless.resources()}
 	var ids idLog
 
