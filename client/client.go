@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/wire"
@@ -19,6 +20,8 @@ type Client struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup // the refills
 	waiters   sync.Pool      // of *waiter, for reuse
+
+	invalidReplies atomic.Uint64 // replies rejected by verify
 
 	mu        sync.Mutex
 	closed    bool      // guarded by mu

@@ -51,7 +51,8 @@ func TestNew(t *testing.T) {
 			client.WithPoolSize(1), client.WithMaxAttempts(0), client.WithBackoff(0, 0),
 			client.WithJitter(1), fast, client.WithNoRandomize(), client.WithResolveInterval(-1),
 			client.WithPrefetch(10, time.Millisecond), client.WithLogger(nil),
-			client.WithDialer(new(net.Dialer).DialContext),
+			client.WithDialer(new(net.Dialer).DialContext), client.WithLayout(id64.Instagram),
+			client.WithMaxSkew(time.Hour),
 		}, nil},
 		{"no addresses", nil, nil, client.ErrNoAddresses},
 		{"no port", []string{"127.0.0.1"}, nil, client.ErrAddress},
@@ -70,6 +71,9 @@ func TestNew(t *testing.T) {
 		{"prefetch without validity", ok, []client.Option{client.WithPrefetch(10, 0)}, client.ErrOption},
 		{"negative prefetch", ok, []client.Option{client.WithPrefetch(-1, time.Second)}, client.ErrOption},
 		{"nil dialer", ok, []client.Option{client.WithDialer(nil)}, client.ErrOption},
+		{"invalid layout", ok, []client.Option{client.WithLayout(id64.Layout{})}, client.ErrOption},
+		{"max skew 0", ok, []client.Option{client.WithMaxSkew(0)}, client.ErrOption},
+		{"negative max skew", ok, []client.Option{client.WithMaxSkew(-time.Second)}, client.ErrOption},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,8 +112,8 @@ func TestClient_NextN(t *testing.T) {
 			if n != tc.n || err != nil {
 				t.Fatalf("got %d, %v; want %d", n, err, tc.n)
 			}
-			if want := seq(1, id64.ID(tc.n)); !slices.Equal(got, want) {
-				t.Errorf("got IDs %v..., want 1..%d", got[:min(5, n)], tc.n)
+			if want := seq(s.Nth(1), s.Nth(tc.n)); !slices.Equal(got, want) {
+				t.Errorf("got IDs %v..., want the fake's first %d", got[:min(5, n)], tc.n)
 			}
 			if got := s.Counts(); !slices.Equal(got, tc.counts) {
 				t.Errorf("requests: got %v, want %v", got, tc.counts)
@@ -122,7 +126,7 @@ func TestClient_Next(t *testing.T) {
 	s := newFake(t, fakeConfig{})
 	c := newClient(t, []string{s.Addr})
 	ctx := context.Background()
-	for want := id64.ID(1); want <= 3; want++ {
+	for want := s.Nth(1); want <= s.Nth(3); want++ {
 		if got, err := c.Next(ctx); got != want || err != nil {
 			t.Fatalf("got %d, %v; want %d", got, err, want)
 		}

@@ -36,6 +36,24 @@
 // replaced once for free, since the server may have closed it for being
 // idle. Every call takes a context; when it ends, the call returns at once.
 //
+// # Checks
+//
+// The client takes a reply's 8 bytes for an ID only when a live server of
+// its layout (WithLayout, id64.Twitter by default: noeqd's and floed's)
+// can have issued it. Each ID must be above the one before it on its
+// connection, as a server's IDs are, and its time, read in the layout,
+// must lie within WithMaxSkew (ten minutes by default) of the local clock,
+// ahead or behind: floed issues IDs at most its --max-ahead (1 s) or
+// --reserve-window (2 s) ahead of its clock, so the bound leaves room for
+// clocks minutes apart, while bytes that are not an ID read as a time
+// years away (an HTTP server's "HTTP/1.1" reads as the year 2050). Bits a
+// signed layout never sets are rejected too. A reply that fails is an
+// attempt failed with ErrInvalidReply, naming the ID and what is wrong:
+// the connection is dropped, its address passed over, the call fails over
+// as on any other error, and Stats counts it. The checks cost one compare
+// per ID and a clock reading per reply, and cover every path: single
+// calls, batches, runs of NextN and prefetch refills.
+//
 // # Batching
 //
 // Concurrent calls for up to 255 IDs share requests, as a database groups

@@ -29,6 +29,15 @@ var (
 	// a clock running backwards, a lost worker-ID lease), so this is how
 	// each of them reaches the client.
 	ErrShortReply = wire.ErrShortReply
+	// ErrInvalidReply: a reply held 8 bytes that cannot be an ID from a
+	// live server of the client's layout (WithLayout): its time lies
+	// further from the local clock than WithMaxSkew allows, it has bits
+	// set that the layout never uses, or it is not above the ID before
+	// it on the connection. Something other than a noeq server answers
+	// at that address (an HTTP server, another protocol), or a server of
+	// another layout, or one that repeats IDs. The client drops the
+	// connection and fails over; Stats counts these replies.
+	ErrInvalidReply = errors.New("floe: invalid reply")
 )
 
 // AttemptError is one failed attempt on one server.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
+	"net"
 	"time"
 
 	"github.com/floeid/floe/client"
@@ -13,10 +13,8 @@ import (
 
 func Example() {
 	// A stand-in for floed: an in-process server on 127.0.0.1 that wants
-	// the token "s3cret" and hands out IDs from 1541815603606036480 up.
-	ids := new(atomic.Uint64)
-	ids.Store(1541815603606036479)
-	srv, err := startFake(fakeConfig{token: "s3cret", ids: ids})
+	// the token "s3cret" and hands out IDs of the current millisecond.
+	srv, err := startFake(fakeConfig{token: "s3cret"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -37,14 +35,49 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(id, id64.Twitter.Parts(id).Time.UTC().Format(time.RFC3339Nano))
+	age := time.Since(id64.Twitter.Time(id)) // noeqd's and floed's default layout
+	fmt.Println("issued in the last minute:", age >= 0 && age < time.Minute)
 
 	batch := make([]id64.ID, 3)
 	n, err := c.NextN(ctx, batch)
-	fmt.Println(batch[:n], err)
+	fmt.Println(n, err, id < batch[0] && batch[0] < batch[1] && batch[1] < batch[2])
 	// Output:
-	// 1541815603606036480 2022-06-28T16:07:40.105Z
-	// [1541815603606036481 1541815603606036482 1541815603606036483] <nil>
+	// issued in the last minute: true
+	// 3 <nil> true
+}
+
+// A server that is not a noeq server: its reply cannot be an ID. The client
+// rejects it, counts it, and fails over (here to no other server).
+func Example_invalidReply() {
+	// An HTTP server where a noeq server was expected: it answers the
+	// request byte with a status line.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			nc.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"))
+			nc.Close()
+		}
+	}()
+
+	c, err := client.New([]string{ln.Addr().String()}, client.WithMaxAttempts(1))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	_, err = c.Next(context.Background())
+	fmt.Println(errors.Is(err, client.ErrInvalidReply), c.Stats().InvalidReplies)
+	// Output:
+	// true 1
 }
 
 // A client with failover and prefetch. A failed call lists every attempt.

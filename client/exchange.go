@@ -139,6 +139,9 @@ func (c *Client) exchange(ctx context.Context, cn *conn, out []id64.ID, sent boo
 		}
 		ids := cn.ids[:n]
 		wire.DecodeIDs(ids, reply)
+		if err := c.verify(cn, ids); err != nil {
+			return done, false, err
+		}
 		for i, id := range ids {
 			out[done+i] = id64.ID(id)
 		}

@@ -34,8 +34,8 @@ func TestClient_Token(t *testing.T) {
 			c := newClient(t, []string{s.Addr}, client.WithToken(tc.client), client.WithMaxAttempts(3), fast)
 			id, err := c.Next(context.Background())
 			if !tc.wantErr {
-				if id != 1 || err != nil {
-					t.Fatalf("got %d, %v; want 1", id, err)
+				if id != s.Nth(1) || err != nil {
+					t.Fatalf("got %d, %v; want %d", id, err, s.Nth(1))
 				}
 				return
 			}
@@ -59,7 +59,7 @@ func TestClient_Token(t *testing.T) {
 // fetch IDs: every call must succeed on the others, and every ID must be
 // unique.
 func TestClient_Failover(t *testing.T) {
-	ids := new(atomic.Uint64) // one counter for the three: IDs unique across them
+	ids := nowIDs() // one counter for the three: IDs unique across them
 	var total atomic.Int64
 	var killed atomic.Pointer[fakeServer]
 	cfg := fakeConfig{ids: ids, onRequest: func(s *fakeServer, _ int) {
@@ -100,7 +100,7 @@ func TestClient_Failover(t *testing.T) {
 // calls queue behind the flight in the air); they go on to the next
 // server.
 func TestClient_FailoverShared(t *testing.T) {
-	ids := new(atomic.Uint64)
+	ids := nowIDs()
 	hold := make(chan struct{})
 	a, b := newFake(t, fakeConfig{ids: ids, hold: hold}), newFake(t, fakeConfig{ids: ids})
 	c := newClient(t, []string{a.Addr, b.Addr}, client.WithNoRandomize(), fast, client.WithPoolSize(1))
@@ -182,7 +182,7 @@ func (c writeFailer) Write(p []byte) (int, error) {
 // TestClient_FailoverOrder: with WithNoRandomize the client takes the first
 // address that answers, and moves on when that server fails.
 func TestClient_FailoverOrder(t *testing.T) {
-	ids := new(atomic.Uint64)
+	ids := nowIDs()
 	a, b := newFake(t, fakeConfig{ids: ids}), newFake(t, fakeConfig{ids: ids})
 	c := newClient(t, []string{refusedAddr(t), a.Addr, b.Addr}, client.WithNoRandomize(), fast, client.WithPoolSize(1))
 	ctx := context.Background()
@@ -218,7 +218,7 @@ func TestClient_IdleClosed(t *testing.T) {
 	}
 	c := newClient(t, []string{s.Addr}, client.WithMaxAttempts(1), client.WithDialer(dial))
 	ctx := context.Background()
-	for want := id64.ID(1); want <= 3; want++ {
+	for want := s.Nth(1); want <= s.Nth(3); want++ {
 		if got, err := c.Next(ctx); got != want || err != nil {
 			t.Fatalf("got %d, %v; want %d", got, err, want)
 		}

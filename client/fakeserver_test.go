@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/wire"
 )
 
 // fakeConfig configures a fakeServer.
 type fakeConfig struct {
 	token string         // required in the auth frame when not empty
-	ids   *atomic.Uint64 // the last ID handed out, shared between servers; nil: the server's own, from 0
+	ids   *atomic.Uint64 // the last ID handed out, shared between servers; nil: the server's own, from nowIDs
 	// hold, when not nil, holds every request until it is closed (or the
 	// server is).
 	hold chan struct{}
@@ -23,6 +24,19 @@ type fakeConfig struct {
 	// the server answers it.
 	onRequest func(s *fakeServer, n int)
 }
+
+// nowIDs returns a counter for fake servers whose next ID is the first of
+// the current millisecond in the client's default layout, id64.Twitter, so
+// that the client takes the IDs for those of a live server.
+func nowIDs() *atomic.Uint64 {
+	ids := new(atomic.Uint64)
+	ids.Store(uint64(id64.Twitter.First(time.Now())) - 1)
+	return ids
+}
+
+// Nth returns the k-th ID (from 1) the server hands out, when it has its
+// own counter.
+func (s *fakeServer) Nth(k int) id64.ID { return s.first + id64.ID(k-1) }
 
 // fakeServer is an in-process noeq server on the loopback interface. It
 // hands out IDs from a counter, so that they increase across all its
@@ -34,6 +48,7 @@ type fakeServer struct {
 	arrived chan int      // each request's count, while there is room
 	quit    chan struct{} // closed by Close
 	failing atomic.Bool   // close connections at their next request, as on an error
+	first   id64.ID       // immutable: the first ID of cfg.ids
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{} // guarded by mu
@@ -49,7 +64,7 @@ func startFake(cfg fakeConfig) (*fakeServer, error) {
 		return nil, err
 	}
 	if cfg.ids == nil {
-		cfg.ids = new(atomic.Uint64)
+		cfg.ids = nowIDs()
 	}
 	s := &fakeServer{
 		Addr:    ln.Addr().String(),
@@ -58,6 +73,7 @@ func startFake(cfg fakeConfig) (*fakeServer, error) {
 		arrived: make(chan int, 1024),
 		quit:    make(chan struct{}),
 		conns:   make(map[net.Conn]struct{}),
+		first:   id64.ID(cfg.ids.Load() + 1),
 	}
 	s.wg.Add(1)
 	go s.accept()

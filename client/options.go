@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/netip"
 	"time"
+
+	"github.com/floeid/floe/id64"
 )
 
 // Option configures a Client. Options are applied in order by New, which
@@ -31,6 +33,10 @@ type options struct {
 	delay       func(attempt int) time.Duration
 	noRandomize bool
 
+	// Checks of the replies.
+	layout  id64.Layout
+	maxSkew time.Duration
+
 	// Prefetch.
 	prefetch int
 	validity time.Duration
@@ -53,6 +59,14 @@ const (
 	defaultBackoffMin  = 10 * time.Millisecond
 	defaultBackoffMax  = time.Second
 	defaultJitter      = 0.5
+	// defaultMaxSkew bounds how far an ID's time may lie from the local
+	// clock. floed issues IDs at most --max-ahead (1 s) or, after a crash,
+	// --reserve-window (2 s) ahead of its clock, and NTP keeps clocks
+	// within milliseconds of each other: ten minutes leaves room for
+	// servers configured far beyond that and for clocks minutes apart,
+	// while 8 bytes that are not an ID (text, a length, zeros, an ID of
+	// another layout) read as a time years or decades away.
+	defaultMaxSkew = 10 * time.Minute
 )
 
 func defaults() options {
@@ -66,6 +80,8 @@ func defaults() options {
 		backoffMin:  defaultBackoffMin,
 		backoffMax:  defaultBackoffMax,
 		jitter:      defaultJitter,
+		layout:      id64.Twitter,
+		maxSkew:     defaultMaxSkew,
 		now:         time.Now,
 		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
@@ -95,6 +111,10 @@ func (o *options) check() error {
 		return bad("back-off %v..%v, want 0 <= min <= max", o.backoffMin, o.backoffMax)
 	case !(o.jitter >= 0 && o.jitter <= 1):
 		return bad("jitter %v, want 0..1", o.jitter)
+	case o.layout.Validate() != nil:
+		return bad("layout: %v", o.layout.Validate())
+	case o.maxSkew <= 0:
+		return bad("max skew %v, want more than 0", o.maxSkew)
 	case o.prefetch < 0:
 		return bad("prefetch %d, want 0 (none) or more", o.prefetch)
 	case o.prefetch > 0 && o.validity <= 0:
@@ -180,6 +200,29 @@ func WithDelayFunc(delay func(attempt int) time.Duration) Option {
 // random one: the first address takes all the load and the others stand
 // by.
 func WithNoRandomize() Option { return func(o *options) { o.noRandomize = true } }
+
+// WithLayout sets the layout of the IDs the servers issue, by which the
+// client reads the time of each ID it receives (see WithMaxSkew); the
+// default is id64.Twitter, the layout of noeqd and of floed's default
+// sequence. A client whose token selects a sequence of another layout
+// needs that layout here, or it rejects every reply. New fails with
+// ErrOption for a layout that does not pass Validate.
+func WithLayout(l id64.Layout) Option { return func(o *options) { o.layout = l } }
+
+// WithMaxSkew sets how far from the local clock, ahead or behind, the time
+// of an ID received may lie; the default is ten minutes, and d must be
+// more than 0. A live server issues IDs of the current time: floed at most
+// its --max-ahead (1 s by default) ahead of its clock, or after a crash
+// its --reserve-window (2 s), plus the difference between its clock and
+// the client's. A reply that reads as a time beyond the bound is not an ID
+// of the layout from a live server (an HTTP server's "HTTP/1.1" reads as
+// the year 2050 under id64.Twitter), so the client rejects it as it
+// rejects IDs that do not increase on a connection: the attempt fails
+// with ErrInvalidReply, the connection is dropped and the call fails over
+// to another server (see Checks in the package documentation). Raise it
+// for servers whose clocks are known to be further off, or whose
+// --max-ahead or --reserve-window is longer.
+func WithMaxSkew(d time.Duration) Option { return func(o *options) { o.maxSkew = d } }
 
 // WithPrefetch keeps up to n IDs buffered, so that most calls return
 // without a round trip. The buffer is topped up by every request the client

@@ -44,6 +44,7 @@ type conn struct {
 	deadline time.Time
 	buf      []byte // scratch space for requests and replies
 	ids      []uint64
+	last     uint64 // the last ID read: the next must be above it
 }
 
 func newPool(size int) *pool {

@@ -20,29 +20,29 @@ func TestClient_Prefetch(t *testing.T) {
 	tests := []struct {
 		name     string
 		step     time.Duration // after the first call
-		want     id64.ID       // from the second call
+		want     int           // from the second call: the fake's want-th ID
 		requests []int
 	}{
 		{"fresh", 0, 2, []int{11}},
 		{"just valid", validity - 1, 2, []int{11}},
 		{"stale at the bound", validity, 12, []int{11, 11}},
-		{"long stale", time.Hour, 12, []int{11, 11}},
+		{"long stale", time.Minute, 12, []int{11, 11}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := floetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			clock := floetest.NewClock(time.Now()) // the time of the fake's IDs
 			s := newFake(t, fakeConfig{})
 			c := newClient(t, []string{s.Addr}, client.WithPrefetch(10, validity), client.WithNow(clock.Now))
 			ctx := context.Background()
-			if id, err := c.Next(ctx); id != 1 || err != nil {
-				t.Fatalf("first call: got %d, %v; want 1", id, err)
+			if id, err := c.Next(ctx); id != s.Nth(1) || err != nil {
+				t.Fatalf("first call: got %d, %v; want %d", id, err, s.Nth(1))
 			}
 			if got := c.Buffered(); got != 10 {
 				t.Fatalf("buffered %d IDs, want 10", got)
 			}
 			clock.Step(tc.step)
-			if id, err := c.Next(ctx); id != tc.want || err != nil {
-				t.Errorf("second call: got %d, %v; want %d", id, err, tc.want)
+			if id, err := c.Next(ctx); id != s.Nth(tc.want) || err != nil {
+				t.Errorf("second call: got %d, %v; want %d", id, err, s.Nth(tc.want))
 			}
 			if got := s.Counts(); !slices.Equal(got, tc.requests) {
 				t.Errorf("requests: got %v, want %v", got, tc.requests)
@@ -65,7 +65,7 @@ func TestClient_PrefetchRefill(t *testing.T) {
 		}
 		got[i] = id
 	}
-	if want := seq(1, 7); !slices.Equal(got, want) {
+	if want := seq(s.Nth(1), s.Nth(7)); !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	waitFor(t, "the refill", func() bool { return s.Requests() == 2 && c.Flights() == 0 })
@@ -77,8 +77,8 @@ func TestClient_PrefetchRefill(t *testing.T) {
 	}
 	// A run larger than the buffer holds goes to the server.
 	run := make([]id64.ID, 20)
-	if _, err := c.NextN(ctx, run); err != nil || run[0] != 18 {
-		t.Errorf("run: got %v..., %v; want from 18", run[:3], err)
+	if _, err := c.NextN(ctx, run); err != nil || run[0] != s.Nth(18) {
+		t.Errorf("run: got %v..., %v; want from %d", run[:3], err, s.Nth(18))
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/floeid/floe/client"
 	"github.com/floeid/floe/floetest"
-	"github.com/floeid/floe/id64"
 )
 
 // TestClient_Localhost dials a DNS name.
@@ -21,7 +20,7 @@ func TestClient_Localhost(t *testing.T) {
 	// localhost may also resolve to ::1, where the fake server does not
 	// listen: the client moves on to 127.0.0.1.
 	c := newClient(t, []string{net.JoinHostPort("localhost", port)}, fast)
-	for want := id64.ID(1); want <= 3; want++ {
+	for want := s.Nth(1); want <= s.Nth(3); want++ {
 		if got, err := c.Next(context.Background()); got != want || err != nil {
 			t.Fatalf("got %d, %v; want %d", got, err, want)
 		}
@@ -33,7 +32,7 @@ func TestClient_Localhost(t *testing.T) {
 func TestClient_Resolve(t *testing.T) {
 	s := newFake(t, fakeConfig{})
 	_, port, _ := net.SplitHostPort(s.Addr)
-	clock := floetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	clock := floetest.NewClock(time.Now()) // the time of the fake's IDs
 	var mu sync.Mutex
 	var lookups []string
 	var dialled []string

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/wire"
 )
 
@@ -49,11 +51,12 @@ type fakeNoeq struct {
 	conns  map[net.Conn]struct{} // guarded by mu
 }
 
-// startFakeNoeq starts a well-behaved fakeNoeq handing out 1, 2, 3, ...
-// that stops with the test.
+// startFakeNoeq starts a well-behaved fakeNoeq that stops with the test.
+// Its first ID, base+1, is the first of the current millisecond in the
+// layout twitter, so that floe get takes its IDs for a live daemon's.
 func startFakeNoeq(t testing.TB, token string) *fakeNoeq {
 	t.Helper()
-	return startFake(t, token, benchFaultNone, 0, 0)
+	return startFake(t, token, benchFaultNone, 0, uint64(id64.Twitter.First(time.Now()))-1)
 }
 
 // startBenchFake starts a fakeNoeq for the bench tests, with IDs above

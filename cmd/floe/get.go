@@ -26,6 +26,8 @@ func runGet(args []string, stdout, stderr io.Writer) error {
 	token := fs.String("token", "", "auth token (default $FLOE_TOKEN, else $NOEQ_TOKEN)")
 	timeout := fs.Duration("timeout", 5*time.Second, "time limit for the whole command")
 	out := fs.String("o", "text", "output: text (one decimal ID per line) or json (an array of strings)")
+	layout := fs.String("layout", "twitter", "layout of the IDs the daemons issue (of the sequence the token selects), by which a reply's time is checked: "+id64.LayoutHelp)
+	maxSkew := fs.Duration("max-skew", 10*time.Minute, "reject IDs whose time lies further than this `duration` from the local clock, ahead or behind: they are not IDs from a live daemon of -layout")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -34,6 +36,13 @@ func runGet(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out != "text" && *out != "json" {
 		return fmt.Errorf("-o %q: want text or json", *out)
+	}
+	l, err := parseLayoutFlag("-layout", *layout)
+	if err != nil {
+		return err
+	}
+	if *maxSkew <= 0 {
+		return fmt.Errorf("-max-skew %v: want a duration above 0", *maxSkew)
 	}
 	// The token's default is read here rather than given to the flag, so
 	// that -h does not print it.
@@ -48,7 +57,7 @@ func runGet(args []string, stdout, stderr io.Writer) error {
 			addrs = append(addrs, a)
 		}
 	}
-	var opts []client.Option
+	opts := []client.Option{client.WithLayout(l), client.WithMaxSkew(*maxSkew)}
 	if *token != "" {
 		opts = append(opts, client.WithToken(*token))
 	}
@@ -62,8 +71,11 @@ func runGet(args []string, stdout, stderr io.Writer) error {
 
 	ids := make([]id64.ID, *n)
 	got, err := c.NextN(ctx, ids)
-	if errors.Is(err, client.ErrShortReply) {
+	switch {
+	case errors.Is(err, client.ErrShortReply):
 		err = fmt.Errorf("%w\n(a daemon closes the connection on a wrong or missing token, and on errors of its own: see its log)", err)
+	case errors.Is(err, client.ErrInvalidReply):
+		err = fmt.Errorf("%w\n(-addr must name the binary port of floed or noeqd, 4444 by default, not its HTTP port; -layout the layout of the sequence it serves; a daemon whose clock is further off needs a larger -max-skew)", err)
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()

@@ -6,7 +6,7 @@
 //	floe inspect [-layout L] [-format id64|id80|id96] [-o text|json] [ID... | -]
 //	floe redis init --shard N --addr host:port
 //	floe redis get [-n count] --addr host:port,...
-//	floe get [-n count] [-addr host:port,...] [-token T] [-timeout 5s] [-o text|json]
+//	floe get [-n count] [-addr host:port,...] [-token T] [-layout L] [-max-skew 10m] [-timeout 5s] [-o text|json]
 //	floe bench [-addr host:port] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]
 //	floe seq create [-addr URL] [-token T] [-format id64|id80|id96] [-layout name] NAME
 //	floe seq list [-addr URL] [-token T] [-o text|json]
