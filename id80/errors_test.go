@@ -20,8 +20,9 @@ func TestParseError_Messages(t *testing.T) {
 	text := []string{"parse", "text", "scan"}
 	tests := []parsetest.Case{
 		{Name: "valid", Decoders: text, In: "6ncg4s4c27a24223", Want: ""},
-		{Name: "empty", Decoders: text, In: "",
+		{Name: "empty", Decoders: []string{"parse", "text"}, In: "",
 			Want: `floe: cannot parse "" as id80: invalid length 0, want 16 characters of 2-9 a-x`},
+		{Name: "empty scans to the zero ID, as in sno", Decoders: []string{"scan"}, In: "", Want: ""},
 		{Name: "short", Decoders: text, In: "abc",
 			Want: `floe: cannot parse "abc" as id80: invalid length 3, want 16 characters of 2-9 a-x`},
 		{Name: "one long", Decoders: text, In: "6ncg4s4c27a242233",

@@ -18,7 +18,9 @@ func (id ID) Value() (driver.Value, error) {
 //
 //   - a string or []byte holding the 16-character text form;
 //   - a []byte holding the 10 raw bytes, as sno's Value writes them;
-//   - nil (SQL NULL), which sets the zero ID.
+//   - nil (SQL NULL), which sets the zero ID;
+//   - an empty string or []byte (an empty TEXT or BYTEA), which also sets
+//     the zero ID, as sno's Scan does.
 //
 // Any other length is a *floe.ParseError wrapping floe.ErrInvalidLength, and
 // any other type one wrapping floe.ErrUnsupportedType. On error id is left
@@ -32,7 +34,7 @@ func (id *ID) Scan(value any) error {
 	switch {
 	case err != nil:
 		return err
-	case null:
+	case null || len(text) == 0:
 		*id = ID{}
 		return nil
 	}

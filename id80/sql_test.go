@@ -51,8 +51,10 @@ var scanTests = []struct {
 	{name: "raw zero bytes", in: make([]byte, 10), want: "2222222222222222"},
 	{name: "null", in: nil, want: "2222222222222222"},
 	{name: "ten character string", in: "6ncg4s4c27", wantErr: floe.ErrInvalidLength},
-	{name: "empty string", in: "", wantErr: floe.ErrInvalidLength},
-	{name: "empty bytes", in: []byte{}, wantErr: floe.ErrInvalidLength},
+	{name: "empty string, as sno", in: "", want: "2222222222222222"},
+	{name: "empty bytes, as sno", in: []byte{}, want: "2222222222222222"},
+	{name: "one character string", in: "6", wantErr: floe.ErrInvalidLength},
+	{name: "one byte", in: []byte{0x25}, wantErr: floe.ErrInvalidLength},
 	{name: "eleven bytes", in: make([]byte, 11), wantErr: floe.ErrInvalidLength},
 	{name: "bad character", in: "6ncg4s4c27a2422z", wantErr: floe.ErrInvalidCharacter},
 	{name: "upper case bytes", in: []byte("6NCG4S4C27A24223"), wantErr: floe.ErrInvalidCharacter},
@@ -134,6 +136,10 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		switch {
+		case len(b) == 0:
+			if !id.IsZero() {
+				t.Fatalf("Scan(empty) = %v, want the zero ID", id)
+			}
 		case asBytes && len(b) == Size:
 			if !bytes.Equal(id[:], b) {
 				t.Fatalf("Scan(%x) = %x", b, id[:])
