@@ -84,8 +84,12 @@
 // BIGINT, a Java long and ID.Value returns it as an int64. An Unsigned layout
 // may use all 64 bits, as Instagram, Discord and snowcast do; once its time
 // reaches the top bit, its IDs exceed 2^63-1 and need an unsigned or
-// NUMERIC(20) column (ID.Value then returns the decimal string). Validate
-// enforces the limit with ErrLayoutBits.
+// NUMERIC(20) column (ID.Value then returns the decimal string), or are
+// kept in a signed BIGINT as negative numbers, as Instagram's next_id
+// returns them from 2046-06-27 on: ID.Scan reads a negative BIGINT as the
+// ID with the same 64 bits, and ID.Int64 writes one. Validate enforces the
+// limit with ErrLayoutBits, and CheckID refuses an ID with the top bit set
+// (a negative BIGINT) for a layout that is not Unsigned.
 //
 // # Order
 //

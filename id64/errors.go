@@ -66,6 +66,7 @@ const (
 	wantJSON      = "a JSON string, number or null"
 	wantNoZero    = "a JSON number without leading zeros"
 	wantScanTypes = "int64, uint64, string, []byte or nil"
+	wantNegative  = "-9223372036854775808 to -1 (a signed 64-bit integer)"
 )
 
 // decimalError returns the *floe.ParseError for input whose digits, from

@@ -127,13 +127,17 @@ func ExampleID_Value() {
 	v, _ = id64.ID(1 << 63).Value() // only Unsigned layouts make these
 	fmt.Printf("%T %v\n", v, v)
 
+	// A signed BIGINT holds an Unsigned layout's IDs past the top bit as
+	// negative numbers, as Instagram's next_id returns them after 2046.
 	var id id64.ID
-	err := id.Scan(int64(-1))
-	fmt.Println(err)
+	err := id.Scan(int64(-2000000000000000000))
+	fmt.Println(id, err, id64.Instagram.Time(id).UTC())
+	fmt.Println(id64.Twitter.CheckID(id) != nil) // a signed layout never sets the top bit
 	// Output:
 	// int64 1742018897663631363
 	// string 9223372036854775808
-	// floe: cannot parse "-1" as id64: value out of range, want 0 to 18446744073709551615
+	// 16446744073709551616 <nil> 2073-10-10 01:31:38.171 +0000 UTC
+	// true
 }
 
 func ExampleLayout_First() {

@@ -27,6 +27,26 @@ func checkTextFailure(t *testing.T, err error, text string) {
 	checkDigitsFailure(t, err, text, text, 0)
 }
 
+// checkScanTextFailure fails unless err, Scan's error for the text s,
+// explains why s is neither the decimal text of an ID nor a negative
+// decimal of 64 bits.
+func checkScanTextFailure(t *testing.T, err error, s string) {
+	t.Helper()
+	neg, ok := strings.CutPrefix(s, "-")
+	if !ok {
+		checkTextFailure(t, err, s)
+		return
+	}
+	if strings.IndexFunc(neg, func(r rune) bool { return r < '0' || r > '9' }) >= 0 || len(neg) == 0 || len(neg) > 20 {
+		checkDigitsFailure(t, err, s, neg, 1)
+		return
+	}
+	pe := parsetest.Failure(t, err, "id64", s, floe.ErrOutOfRange)
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil || pe.Want != "-9223372036854775808 to -1 (a signed 64-bit integer)" {
+		t.Fatalf("error %v for %q: %+v, want out of range", pe, s, *pe)
+	}
+}
+
 // checkDigitsFailure fails unless err, the error for input, explains why
 // digits is not the decimal text of an ID: the first byte that is not a
 // digit, else the length, else the value. digits is the text of input from
@@ -270,12 +290,7 @@ func FuzzScan(f *testing.F) {
 		if err != nil {
 			switch kind % scanKinds {
 			case scanString, scanBytes:
-				checkTextFailure(t, err, s)
-			case scanInt64:
-				pe := checkDecodeFailure(t, err, strconv.FormatInt(i, 10))
-				if i >= 0 || !errors.Is(err, floe.ErrOutOfRange) || pe.Want != "0 to 18446744073709551615" {
-					t.Fatalf("Scan(int64 %d) = %v", i, err)
-				}
+				checkScanTextFailure(t, err, s)
 			case scanFloat64:
 				pe := checkDecodeFailure(t, err, "float64")
 				if !errors.Is(err, floe.ErrUnsupportedType) || pe.Want != "int64, uint64, string, []byte or nil" {
@@ -295,7 +310,7 @@ func FuzzScan(f *testing.F) {
 				t.Fatalf("Scan(nil) gave %d", id)
 			}
 		case scanInt64:
-			if i < 0 || uint64(id) != uint64(i) {
+			if uint64(id) != uint64(i) {
 				t.Fatalf("Scan(int64 %d) gave %d", i, id)
 			}
 		case scanUint64:
@@ -303,6 +318,13 @@ func FuzzScan(f *testing.F) {
 				t.Fatalf("Scan(uint64 %d) gave %d", u, id)
 			}
 		case scanString, scanBytes:
+			if neg, ok := strings.CutPrefix(s, "-"); ok {
+				v, err := strconv.ParseInt(s, 10, 64)
+				if err != nil || uint64(id) != uint64(v) || len(neg) > 20 {
+					t.Fatalf("Scan(%q) gave %d, want the two's complement of %d (%v)", s, id, v, err)
+				}
+				break
+			}
 			checkCanonicalDecimal(t, s, id)
 		case scanFloat64:
 			t.Fatalf("Scan(float64) succeeded")

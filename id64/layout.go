@@ -284,7 +284,7 @@ func (l Layout) MaxID() ID { return ID(mask(l.TimeBits + l.NodeBits() + l.Sequen
 func (l Layout) CheckID(id ID) error {
 	if max := l.MaxID(); id > max {
 		if !l.Unsigned && id > math.MaxInt64 {
-			return fmt.Errorf("%w: %d has the top bit set, which the signed layout %v never uses (its largest ID is %d)", ErrIDRange, uint64(id), l, uint64(max))
+			return fmt.Errorf("%w: %d has the top bit set, which the signed layout %v never uses (its largest ID is %d); as a signed 64-bit integer it is %d, and negative IDs come only from layouts that use the top bit", ErrIDRange, uint64(id), l, uint64(max), int64(id))
 		}
 		return fmt.Errorf("%w: %d is above %d, the largest ID of the layout %v", ErrIDRange, uint64(id), uint64(max), l)
 	}

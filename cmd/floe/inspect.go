@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,7 +29,8 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: floe inspect "+synopses["inspect"])
 		fmt.Fprintln(stderr, "\nDecodes each ID: its format, time and parts. With no ID, or with -, reads IDs from stdin, one a line.")
-		fmt.Fprintln(stderr, "Decimal text is an id64 of -layout; 16 other characters an id80 (sno) or an id96 (guid). Text that")
+		fmt.Fprintln(stderr, "Decimal text is an id64 of -layout; negative decimal text (after --) is one in its signed 64-bit form,")
+		fmt.Fprintln(stderr, "for a layout that uses the top bit. 16 other characters are an id80 (sno) or an id96 (guid). Text that")
 		fmt.Fprintln(stderr, "is both gives both readings, the likely one first: its time lies inside its format's life and not")
 		fmt.Fprintln(stderr, "in the future. -format keeps one.")
 		fmt.Fprintln(stderr)
@@ -197,7 +199,7 @@ func (in inspector) inspect(s string) ([]reading, error) {
 	formats := []string{in.format}
 	if in.format == "" {
 		formats = []string{"id80", "id96"}
-		if s != "" && strings.Trim(s, "0123456789") == "" {
+		if digits := strings.TrimPrefix(s, "-"); digits != "" && strings.Trim(digits, "0123456789") == "" {
 			formats = []string{"id64"}
 		}
 	}
@@ -258,9 +260,25 @@ func reason(err error) string {
 	return err.Error()
 }
 
+// read64 reads s as an id64 of in.layout: decimal digits, or for a layout
+// that uses the top bit a negative decimal, the signed 64-bit form in which
+// a BIGINT holds the layout's IDs once their time reaches the top bit
+// (Instagram's next_id returns them after 2046-06-27).
 func (in inspector) read64(s string) (reading, error) {
-	id, err := id64.Parse(s)
-	if err != nil {
+	var id id64.ID
+	var err error
+	signed := ""
+	if strings.HasPrefix(s, "-") {
+		if !in.layout.Unsigned {
+			return reading{}, fmt.Errorf("%s is negative, and the layout %s never is: it does not use the top bit (a negative BIGINT holds an ID of a layout that does, such as instagram)", s, in.label)
+		}
+		v, perr := strconv.ParseInt(s, 10, 64)
+		if perr != nil {
+			return reading{}, fmt.Errorf("%s is not a signed 64-bit integer, -9223372036854775808 to -1", s)
+		}
+		id = id64.ID(uint64(v))
+		signed = " unsigned=" + id.String()
+	} else if id, err = id64.Parse(s); err != nil {
 		return reading{}, err
 	}
 	if err := in.layout.CheckID(id); err != nil {
@@ -268,8 +286,8 @@ func (in inspector) read64(s string) (reading, error) {
 	}
 	p := in.layout.Parts(id)
 	return reading{
-		text: fmt.Sprintf("id64 layout=%s time=%s tick=%d datacenter=%d worker=%d sequence=%d",
-			in.label, stamp(p.Time), p.Tick, p.Datacenter, p.Worker, p.Sequence),
+		text: fmt.Sprintf("id64 layout=%s%s time=%s tick=%d datacenter=%d worker=%d sequence=%d",
+			in.label, signed, stamp(p.Time), p.Tick, p.Datacenter, p.Worker, p.Sequence),
 		json: readingJSON{ID: id.String(), Format: "id64", Layout: in.layout.String(), Time: p.Time.UTC(),
 			Tick: &p.Tick, Datacenter: &p.Datacenter, Worker: &p.Worker, Node: &p.Node, Sequence: p.Sequence},
 		time: p.Time,

@@ -51,6 +51,16 @@ func TestInspect(t *testing.T) {
 		{"top bit on a signed layout written out", []string{"inspect", "-layout", "41t/5d/5w/12s 1ms since 1288834974657", "9223372036854775808"}, "", 1, "has the top bit set"},
 		{"largest uint64 on a signed layout", []string{"inspect", "-format", "id64", "18446744073709551615"}, "", 1, "out of the layout's range"},
 		{"top bit on an unsigned layout", []string{"inspect", "-layout", "discord", "9223372036854775808"}, "9223372036854775808 id64 layout=discord time=2084-09-06T15:47:35.552Z tick=2199023255552 datacenter=0 worker=0 sequence=0\n", 0, ""},
+		// next_id's BIGINT for 2050-01-02T03:04:05.006Z, shard 5, sequence 7,
+		// as PostgreSQL returns it: ((ms - 1314220021721) << 23 | 5 << 10 | 7)
+		// wraps past 2^63 into a negative number.
+		{"instagram after 2046, negative", []string{"inspect", "-layout", "instagram", "--", "-8292456368057609209"}, "-8292456368057609209 id64 layout=instagram unsigned=10154287705651942407 time=2050-01-02T03:04:05.006Z tick=1210485423285 datacenter=0 worker=5 sequence=7\n", 0, ""},
+		{"instagram after 2046, unsigned", []string{"inspect", "-layout", "instagram", "10154287705651942407"}, "10154287705651942407 id64 layout=instagram time=2050-01-02T03:04:05.006Z tick=1210485423285 datacenter=0 worker=5 sequence=7\n", 0, ""},
+		{"instagram negative forced id64", []string{"inspect", "-layout", "instagram", "-format", "id64", "--", "-8292456368057609209"}, "-8292456368057609209 id64 layout=instagram unsigned=10154287705651942407 time=2050-01-02T03:04:05.006Z tick=1210485423285 datacenter=0 worker=5 sequence=7\n", 0, ""},
+		{"negative below int64", []string{"inspect", "-layout", "instagram", "--", "-9223372036854775809"}, "", 1, "-9223372036854775809: id64: -9223372036854775809 is not a signed 64-bit integer, -9223372036854775808 to -1\n"},
+		{"negative with a bad byte", []string{"inspect", "-layout", "instagram", "-format", "id64", "--", "-12x"}, "", 1, "-12x: id64: -12x is not a signed 64-bit integer"},
+		{"negative on a signed layout", []string{"inspect", "--", "-8292456368057609209"}, "", 1, "-8292456368057609209: id64: -8292456368057609209 is negative, and the layout twitter never is: it does not use the top bit"},
+		{"negative on a signed layout written out", []string{"inspect", "-layout", "41t/10w/12s 1ms since 1314220021721", "--", "-1"}, "", 1, "is negative, and the layout \"41t/10w/12s 1ms since 2011-08-24T21:07:01.721Z\" never is"},
 		{"top bit on an unsigned layout written out", []string{"inspect", "-layout", "42t/5d/5w/12s 1ms since 2015-01-01 unsigned", "9223372036854775808"}, `9223372036854775808 id64 layout="42t/5d/5w/12s 1ms since 2015-01-01T00:00:00Z unsigned" time=2084-09-06T15:47:35.552Z tick=2199023255552 datacenter=0 worker=0 sequence=0` + "\n", 0, ""},
 	}
 	for _, tc := range tests {
