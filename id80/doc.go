@@ -29,9 +29,16 @@
 //	23456789abcdefghijklmnopqrstuvwx
 //
 // Each 40-bit block becomes 8 characters, 5 bits each, most significant
-// first. The alphabet is in ASCII order, so text sorts exactly as the bytes
-// do. 16 characters carry exactly 80 bits: every string matching
-// [2-9a-x]{16} is a valid, canonical ID, and nothing else is. Decoding rejects
+// first. The alphabet is in ASCII order, so text compared byte by byte
+// sorts exactly as the bytes do. A database sorts text by its collation:
+// ICU's root locale (und-x-icu) keeps the order, but a locale where "aa" is
+// a letter of its own does not (Danish, da-x-icu: 18,395 of 20,000
+// increasing IDs move), so declare the column with a bytewise collation
+// (PostgreSQL: id text COLLATE "C"; MySQL: a _bin collation), or store the
+// 10 bytes as Value does (bytea).
+//
+// 16 characters carry exactly 80 bits: every string matching [2-9a-x]{16}
+// is a valid, canonical ID, and nothing else is. Decoding rejects
 // any other character, upper case included, where sno's decoder accepts some
 // of them without complaint.
 //

@@ -1,0 +1,300 @@
+// Package pgtest starts real PostgreSQL servers for tests, each on a free
+// loopback port with its own data directory, and stops them when the test
+// ends. Tests talk to them through psql: the module takes no Go database
+// driver.
+//
+// PostgreSQL refuses to run as root, and CI runs as root: a test running as
+// root starts initdb and postgres as the user postgres (which Debian's
+// postgresql package creates), or nobody, on a data directory it owns.
+package pgtest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// superuser is the role initdb makes, which every connection uses. The
+// server trusts every connection: it listens on 127.0.0.1 only.
+const superuser = "floe"
+
+// Timeouts, generous for a loaded machine: initdb alone takes seconds.
+const (
+	readyTimeout = 60 * time.Second // from the start of postgres to its first answer
+	stopTimeout  = 30 * time.Second // from SIGINT (fast shutdown) to the end of postgres
+)
+
+// Server is one postgres process and its data directory.
+type Server struct {
+	Addr string // 127.0.0.1:port
+	Port int
+	dir  string // base directory: data, log
+	bins bins
+	cred *syscall.Credential // nil: run as the test's user
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// bins are the PostgreSQL programs.
+type bins struct{ initdb, postgres, psql string }
+
+// Start runs initdb and postgres on a free loopback port and waits until
+// the server answers. The database cluster has UTF-8 encoding and ICU's
+// root locale ("und") as its default collation, as many servers made with
+// ICU have; the ICU collations (und-x-icu, en-x-icu, ...) and "C" are
+// there too. Without PostgreSQL (initdb, postgres and psql; Debian: apt-get
+// install postgresql) it skips the test, or fails it when CI is set, since
+// CI must install it. The server stops when the test ends.
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	b := lookPath(tb)
+	dir, err := os.MkdirTemp("", "pgtest-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	s := &Server{dir: dir, bins: b}
+	data := filepath.Join(dir, "data")
+	if err := os.Mkdir(data, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		s.cred = unprivileged(tb)
+		// The user must reach its data directory through dir.
+		if err := os.Chmod(dir, 0o711); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.Chown(data, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	initdb := s.command(b.initdb, "-D", data, "-U", superuser, "-A", "trust", "-E", "UTF8",
+		"--locale=C", "--locale-provider=icu", "--icu-locale=und", "--no-sync")
+	if out, err := initdb.CombinedOutput(); err != nil {
+		tb.Fatalf("initdb: %v\n%s", err, out)
+	}
+	var lastErr error
+	for range 5 { // a freed port can be taken again before postgres binds it
+		port, err := freePort()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if lastErr = s.start(port); lastErr == nil {
+			tb.Cleanup(s.Stop)
+			return s
+		}
+	}
+	tb.Fatalf("postgres did not start: %v", lastErr)
+	return nil
+}
+
+// command returns a command that runs as the server's user, in its own
+// process group, in dir, with no PG* variable of the test's environment.
+func (s *Server) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = s.dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.cred}
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "PG") })
+	return cmd
+}
+
+func (s *Server) start(port int) error {
+	s.Port = port
+	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	logFile, err := os.Create(filepath.Join(s.dir, "log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	cmd := s.command(s.bins.postgres, "-D", filepath.Join(s.dir, "data"), "-p", strconv.Itoa(port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-F")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	s.cmd, s.done = cmd, done
+	go func() { cmd.Wait(); close(done) }()
+	deadline := time.Now().Add(readyTimeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			return fmt.Errorf("postgres exited: %s", s.log())
+		default:
+		}
+		if _, err := s.query("SELECT 1"); err == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.Stop()
+	return fmt.Errorf("postgres on %s did not answer within %v: %s", s.Addr, readyTimeout, s.log())
+}
+
+// log returns the server's output so far.
+func (s *Server) log() string {
+	b, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+	return string(b)
+}
+
+// Psql runs sql, one or more statements, with psql on the database
+// postgres and returns what it prints: unaligned, tuples only, a line per
+// row with columns separated by "|". The first failing statement fails
+// the test, with psql's message.
+func (s *Server) Psql(tb testing.TB, sql string) string {
+	tb.Helper()
+	out, err := s.query(sql)
+	if err != nil {
+		tb.Fatalf("psql: %v", err)
+	}
+	return out
+}
+
+// query runs sql through psql and returns its output.
+func (s *Server) query(sql string) (string, error) {
+	cmd := exec.Command(s.bins.psql, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", superuser, "-d", "postgres", "-f", "-")
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "PG") }),
+		"PGCONNECT_TIMEOUT=10")
+	cmd.Stdin = strings.NewReader(sql)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+// Stop stops the server with a fast shutdown (SIGINT), or SIGKILL to its
+// process group if it has not ended within 30 s, and waits for it.
+// Stopping a stopped server does nothing.
+func (s *Server) Stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	s.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-s.done:
+	case <-time.After(stopTimeout):
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.done
+	}
+}
+
+// libDir is where Debian installs each major version of PostgreSQL, in
+// VERSION/bin. Tests replace it.
+var libDir = "/usr/lib/postgresql"
+
+// lookPath finds initdb, postgres and psql: in PATH, else in the newest
+// libDir/VERSION/bin, where Debian installs the first two.
+func lookPath(tb testing.TB) bins {
+	tb.Helper()
+	var dirs []string
+	if matches, _ := filepath.Glob(filepath.Join(libDir, "*", "bin")); matches != nil {
+		slices.SortFunc(matches, func(a, b string) int { return version(b) - version(a) })
+		dirs = matches
+	}
+	find := func(name string) (string, error) {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+		for _, d := range dirs {
+			p := filepath.Join(d, name)
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+		}
+		return "", fmt.Errorf("%s not found in PATH or %s", name, filepath.Join(libDir, "*", "bin"))
+	}
+	var b bins
+	var err error
+	for _, f := range []struct {
+		dst  *string
+		name string
+	}{{&b.initdb, "initdb"}, {&b.postgres, "postgres"}, {&b.psql, "psql"}} {
+		if *f.dst, err = find(f.name); err != nil {
+			if os.Getenv("CI") != "" {
+				tb.Fatalf("PostgreSQL: %v (apt-get install postgresql)", err)
+			}
+			noticeSkip(err)
+			tb.Skipf("PostgreSQL: %v (Debian: apt-get install postgresql)", err)
+		}
+	}
+	return b
+}
+
+// skipNotice is the once of noticeSkip.
+var skipNotice sync.Once
+
+// noticeOutput returns where noticeSkip writes: the terminal, when the
+// tests run on one, since go test shows a passing package's output only
+// with -v and a skip would go unseen; else stderr. Tests replace it.
+var noticeOutput = func() (io.Writer, func()) {
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		return tty, func() { tty.Close() }
+	}
+	return os.Stderr, func() {}
+}
+
+// noticeSkip says, once per test binary, that its PostgreSQL tests skip
+// for lack of PostgreSQL.
+func noticeSkip(err error) {
+	skipNotice.Do(func() {
+		w, done := noticeOutput()
+		defer done()
+		fmt.Fprintf(w, "pgtest: %s: SKIPPING the tests that need PostgreSQL: %v (Debian: apt-get install postgresql)\n", filepath.Base(os.Args[0]), err)
+	})
+}
+
+// version is the major version in a path /usr/lib/postgresql/VERSION/bin,
+// 0 if none.
+func version(dir string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+	return v
+}
+
+// unprivileged returns the credential of the user postgres, or nobody,
+// for running PostgreSQL when the test runs as root.
+func unprivileged(tb testing.TB) *syscall.Credential {
+	tb.Helper()
+	for _, name := range []string{"postgres", "nobody"} {
+		u, err := user.Lookup(name)
+		if err != nil {
+			continue
+		}
+		uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+		gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}
+	}
+	tb.Fatal("running as root, and neither the user postgres nor nobody exists to run PostgreSQL as")
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
