@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/floeid/floe"
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/sequencer"
@@ -170,4 +171,33 @@ func ExampleOpen_static() {
 	fmt.Println("datacenter", p.Datacenter, "worker", p.Worker)
 	// Output:
 	// datacenter 1 worker 1
+}
+
+// A server bounds each request's wait at the reservation ceiling by the
+// request's context: its deadline, and its end when the client goes away.
+// A context already done never waits.
+func ExampleSequencer_NextN64Context() {
+	ctx := context.Background()
+	clock := floetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	sq, err := sequencer.Open(ctx, sequencer.Config{Name: "orders", Source: workeridtest.NewMemSource(1), Clock: clock, Window: time.Hour})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sq.Close(ctx)
+	clock.Step(2 * time.Hour) // past the reservation: the keeper must extend it first
+
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = sq.NextN64Context(done, make([]id64.ID, 3))
+	var ce *floe.CeilingError
+	fmt.Println("at the ceiling:", errors.As(err, &ce))
+
+	request, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	n, err := sq.NextN64Context(request, make([]id64.ID, 3))
+	fmt.Println(n, err)
+	// Output:
+	// at the ceiling: true
+	// 3 <nil>
 }

@@ -95,9 +95,14 @@ func (s *Sequencer) extend(t *term) error {
 		return nil
 	}
 	target := base + s.window - 1
-	ctx, cancel := context.WithTimeout(context.Background(), s.claimTimeout)
+	// A Close or Orphan does not wait out a coordinator that does not
+	// answer: the write is abandoned, and its result, unknown, raises
+	// nothing here.
+	stop, unstop := contextUntil(s.stop)
+	ctx, cancel := context.WithTimeout(stop, s.claimTimeout)
 	err := t.lease.Reserve(ctx, target)
 	cancel()
+	unstop()
 	if err != nil {
 		s.errs.Add(1)
 		if !s.failing.Swap(true) {
@@ -119,9 +124,10 @@ func (s *Sequencer) extend(t *term) error {
 }
 
 // awaitRaise reports whether err is the reservation ceiling of t and the
-// keeper raised the reservation above it, waiting for at most MaxWait or
-// until the sequencer closes or t ends: the caller then tries again.
-func (s *Sequencer) awaitRaise(t *term, err error) bool {
+// keeper raised the reservation above it, waiting for at most MaxWait, or
+// until ctx's deadline, ctx is done, the sequencer closes or t ends: the
+// caller then tries again.
+func (s *Sequencer) awaitRaise(ctx context.Context, t *term, err error) bool {
 	var ce *floe.CeilingError
 	if !errors.As(err, &ce) {
 		return false
@@ -133,7 +139,14 @@ func (s *Sequencer) awaitRaise(t *term, err error) bool {
 	case t.wanted <- struct{}{}:
 	default:
 	}
-	timer := time.NewTimer(s.maxWait)
+	if ctx.Err() != nil {
+		return false
+	}
+	wait := s.maxWait
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d))
+	}
+	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		s.mu.Lock()
@@ -148,6 +161,8 @@ func (s *Sequencer) awaitRaise(t *term, err error) bool {
 		select {
 		case <-ch:
 		case <-timer.C:
+			return false
+		case <-ctx.Done():
 			return false
 		case <-s.stop:
 			return false

@@ -1,6 +1,7 @@
 package sequencer
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/floeid/floe/id64"
@@ -24,14 +25,16 @@ import (
 // detached, destroyed, closed), with an error wrapping ErrFormat on a
 // sequence of another format, and as the generator does (a
 // *floe.ClockError, a *floe.CeilingError, floe.ErrTimeExhausted).
-func (s *Sequencer) Next64() (id64.ID, error) {
+func (s *Sequencer) Next64() (id64.ID, error) { return s.next64(context.Background()) }
+
+func (s *Sequencer) next64(ctx context.Context) (id64.ID, error) {
 	if t := s.term.Load(); t != nil && t.g64 != nil {
 		if id, err := t.g64.Next(); err == nil && s.term.Load() == t {
 			return id, nil
 		}
 	}
 	var dst [1]id64.ID
-	_, err := s.NextN64(dst[:])
+	_, err := s.NextN64Context(ctx, dst[:])
 	return dst[0], err
 }
 
@@ -39,6 +42,16 @@ func (s *Sequencer) Next64() (id64.ID, error) {
 // Next64 does. It returns how many it wrote: len(dst), or fewer with the
 // error that stopped it.
 func (s *Sequencer) NextN64(dst []id64.ID) (int, error) {
+	return s.NextN64Context(context.Background(), dst)
+}
+
+// NextN64Context is NextN64 with ctx bounding the wait at the reservation
+// ceiling: the wait ends at MaxWait, at ctx's deadline or when ctx is
+// done, whichever comes first, and the call then fails with the
+// *floe.CeilingError. A ctx already done never waits. A server passes each
+// request's context, so that a request waits at most its own bound and a
+// client that went away stops waiting.
+func (s *Sequencer) NextN64Context(ctx context.Context, dst []id64.ID) (int, error) {
 	i := 0
 	for i < len(dst) {
 		t := s.term.Load()
@@ -53,7 +66,7 @@ func (s *Sequencer) NextN64(dst []id64.ID) (int, error) {
 			continue // the term ended: its IDs are dropped
 		}
 		i += n
-		if err != nil && !s.awaitRaise(t, err) {
+		if err != nil && !s.awaitRaise(ctx, t, err) {
 			return i, err
 		}
 	}
@@ -63,6 +76,10 @@ func (s *Sequencer) NextN64(dst []id64.ID) (int, error) {
 // Next80 returns a new ID of an id80 sequence with the metabyte meta (see
 // id80.Generator.New), as Next64 does.
 func (s *Sequencer) Next80(meta byte) (id80.ID, error) {
+	return s.next80(context.Background(), meta)
+}
+
+func (s *Sequencer) next80(ctx context.Context, meta byte) (id80.ID, error) {
 	for {
 		t := s.term.Load()
 		if t == nil {
@@ -78,7 +95,7 @@ func (s *Sequencer) Next80(meta byte) (id80.ID, error) {
 		if err == nil {
 			return id, nil
 		}
-		if !s.awaitRaise(t, err) {
+		if !s.awaitRaise(ctx, t, err) {
 			return id80.ID{}, err
 		}
 	}
@@ -86,6 +103,10 @@ func (s *Sequencer) Next80(meta byte) (id80.ID, error) {
 
 // Next96 returns a new ID of an id96 sequence, as Next64 does.
 func (s *Sequencer) Next96() (id96.ID, error) {
+	return s.next96(context.Background())
+}
+
+func (s *Sequencer) next96(ctx context.Context) (id96.ID, error) {
 	for {
 		t := s.term.Load()
 		if t == nil {
@@ -101,7 +122,7 @@ func (s *Sequencer) Next96() (id96.ID, error) {
 		if err == nil {
 			return id, nil
 		}
-		if !s.awaitRaise(t, err) {
+		if !s.awaitRaise(ctx, t, err) {
 			return id96.ID{}, err
 		}
 	}
@@ -110,21 +131,27 @@ func (s *Sequencer) Next96() (id96.ID, error) {
 // AppendNext appends the text of a new ID of the sequence's format to dst,
 // as Next64, Next80 (metabyte 0) or Next96 does.
 func (s *Sequencer) AppendNext(dst []byte) ([]byte, error) {
+	return s.AppendNextContext(context.Background(), dst)
+}
+
+// AppendNextContext is AppendNext with ctx bounding the wait at the
+// reservation ceiling, as NextN64Context does.
+func (s *Sequencer) AppendNextContext(ctx context.Context, dst []byte) ([]byte, error) {
 	switch s.def.Format {
 	case Format80:
-		id, err := s.Next80(0)
+		id, err := s.next80(ctx, 0)
 		if err != nil {
 			return dst, err
 		}
 		return id.AppendText(dst)
 	case Format96:
-		id, err := s.Next96()
+		id, err := s.next96(ctx)
 		if err != nil {
 			return dst, err
 		}
 		return id.AppendText(dst)
 	}
-	id, err := s.Next64()
+	id, err := s.next64(ctx)
 	if err != nil {
 		return dst, err
 	}

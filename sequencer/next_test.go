@@ -1,10 +1,13 @@
 package sequencer_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/sequencer"
 	"github.com/floeid/floe/workerid/workeridtest"
@@ -79,6 +82,50 @@ func TestSequencer_NextAllocs(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestSequencer_NextContextBoundsTheWait checks that a context ends the
+// wait at a reservation that cannot be extended before MaxWait does: at
+// its deadline, or when it is cancelled.
+func TestSequencer_NextContextBoundsTheWait(t *testing.T) {
+	const maxWait = time.Minute
+	tests := []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+	}{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 100*time.Millisecond)
+		}},
+		{"cancelled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			return ctx, cancel
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := floetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			src := workeridtest.NewMemSource(1)
+			sq := open(t, sequencer.Config{Source: src, Clock: clock, Window: time.Second, MaxWait: maxWait})
+			src.Refuse(errors.New("no space left on device"))
+			clock.Step(time.Hour)
+			ctx, cancel := tt.ctx()
+			defer cancel()
+			start := time.Now()
+			n, err := sq.NextN64Context(ctx, make([]id64.ID, 2))
+			var ce *floe.CeilingError
+			if n != 0 || !errors.As(err, &ce) {
+				t.Fatalf("NextN64Context = %d, %v; want 0 and a *floe.CeilingError", n, err)
+			}
+			// Generous for a loaded machine, far below MaxWait.
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("waited %v, want about 100 ms (the context's end), not MaxWait %v", d, maxWait)
+			}
+			if _, err := sq.AppendNextContext(ctx, nil); !errors.As(err, &ce) {
+				t.Errorf("AppendNextContext with the context ended = %v, want a *floe.CeilingError at once", err)
 			}
 		})
 	}

@@ -27,6 +27,9 @@ type Stats struct {
 	// the durable writes of the reservation and WriteErrors the failed
 	// ones.
 	Claims, Losses, Writes, WriteErrors uint64
+	// Failing reports that the last write of the reservation failed:
+	// issuing stops at the current reservation until a write succeeds.
+	Failing bool
 	// Generator sums the counters of the generators of every term.
 	Generator floe.Stats
 }
@@ -37,6 +40,7 @@ func (s *Sequencer) Stats() Stats {
 		WorkerID: -1,
 		Claims:   s.claims.Load(), Losses: s.lost.Load(),
 		Writes: s.writes.Load(), WriteErrors: s.errs.Load(),
+		Failing: s.failing.Load(),
 	}
 	s.mu.Lock()
 	st.Generator = s.past

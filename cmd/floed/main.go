@@ -209,12 +209,16 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), c.Shutdown)
 	defer cancel()
+	// Both at once: the server's stop ends the waits of the HTTP requests
+	// that hs.Shutdown waits for.
+	hsDone := make(chan error, 1)
+	go func() { hsDone <- hs.Shutdown(sctx) }()
 	var errs []error
-	if err := hs.Shutdown(sctx); err != nil {
-		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
-	}
 	if err := srv.Shutdown(sctx); err != nil {
 		errs = append(errs, fmt.Errorf("shutdown: %w", err))
+	}
+	if err := <-hsDone; err != nil {
+		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 	}
 	if len(errs) == 0 {
 		m.Logger.Info("stopped cleanly")

@@ -124,6 +124,7 @@ type conn struct {
 	inFlight    bool                     // owned by serve: replies were written, and may not have arrived yet
 	deadline    time.Time                // owned by serve: the read and write deadline set last
 	in          [inSize]byte             // owned by serve: the bytes read last
+	pending     []byte                   // owned by serve: bytes read while a request waited (see watchPeer), not yet served
 }
 
 // interrupt makes a blocked read return, so that the connection ends after
@@ -209,6 +210,11 @@ func (c *conn) serve(seq *sequence) {
 			}
 			reason = c.request(seq, r, in[0])
 			in = in[1:]
+			if len(c.pending) > 0 {
+				// Requests read while the last one waited.
+				in = append(in[:len(in):len(in)], c.pending...)
+				c.pending = nil
+			}
 			if reason == "" && len(r.out) >= outFlush {
 				reason = c.flush(r)
 			}
@@ -360,7 +366,9 @@ func (c *conn) request(seq *sequence, r *replies, b byte) string {
 		return "shutdown"
 	}
 	start := time.Now()
-	err = seq.fill64(r.ids[:n], s.stop)
+	w := waiter{s: s, arrival: start, c: c}
+	err = seq.fill64(r.ids[:n], &w)
+	w.done()
 	s.end()
 	if err != nil {
 		return c.failed(seq, n, start, err)
@@ -420,6 +428,9 @@ func (c *conn) wrongFormat(seq *sequence) string {
 func (c *conn) failed(seq *sequence, n int, start time.Time, err error) string {
 	c.s.m.request("noeq", seq, n, start, err)
 	reason := codeOf(err)
+	if reason == "client_gone" {
+		return "eof" // the peer closed while its request waited
+	}
 	c.s.logs.warn("closing/"+reason, "closing a binary connection", "seq", seq.name, "remote", c.nc.RemoteAddr(), "err", err)
 	return reason
 }

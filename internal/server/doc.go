@@ -20,4 +20,12 @@
 // server starts strictly above the recorded R (or above the last tick
 // issued, when the previous run stopped cleanly), so a crash, a restart or
 // a clock set back never repeats an ID.
+//
+// # Waiting
+//
+// Requests of one sequence take turns in arrival order. A request waits
+// for its turn, and then at the reservation ceiling for the keeper, at
+// most Config.MaxWait from its own arrival; a request whose client goes
+// away (an HTTP request's context, a binary connection closed by its peer)
+// gives its turn up, and Shutdown ends every wait at once (see wait.go).
 package server

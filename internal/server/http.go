@@ -150,12 +150,13 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 		return
 	}
 	start := time.Now()
+	wait := waiter{s: s, arrival: start, client: r.Context()}
 	var body []byte
 	var err error
 	if text {
 		body, err = seq.appendText(make([]byte, 0, n*21), n, func(dst, id []byte) []byte {
 			return append(append(dst, id...), '\n')
-		}, s.stop)
+		}, &wait)
 	} else {
 		body = append(make([]byte, 0, 48+n*23), `{"seq":`...)
 		body = strconv.AppendQuote(body, seq.name)
@@ -169,9 +170,10 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 			}
 			first = false
 			return append(append(append(dst, '"'), id...), '"')
-		}, s.stop)
+		}, &wait)
 		body = append(body, "]}\n"...)
 	}
+	wait.done()
 	s.end()
 	s.m.request("http", seq, n, start, err)
 	if err != nil {
@@ -314,6 +316,10 @@ func codeOf(err error) string {
 		return "time_exhausted"
 	case errors.Is(err, ErrBinaryFormat):
 		return "format"
+	case errors.Is(err, errShuttingDown):
+		return "shutdown"
+	case errors.Is(err, errClientGone):
+		return "client_gone"
 	case errors.Is(err, ErrNotReady):
 		return "not_ready"
 	}
@@ -324,7 +330,7 @@ func codeOf(err error) string {
 func statusOf(err error) (int, string) {
 	code := codeOf(err)
 	switch code {
-	case "clock", "ceiling", "not_ready":
+	case "clock", "ceiling", "not_ready", "shutdown", "client_gone":
 		return http.StatusServiceUnavailable, code
 	case "time_exhausted":
 		return http.StatusGone, code

@@ -265,9 +265,8 @@ func TestServer_ShutdownReleasesWithLastTick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq := s.seqs()[0]
 	var ids [5]id64.ID
-	if err := seq.fill64(ids[:], nil); err != nil {
+	if err := fill(s, ids[:]); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Shutdown(context.Background()); err != nil {

@@ -125,7 +125,7 @@ func TestServer_Restart(t *testing.T) {
 				t.Fatal(err)
 			}
 			ids := make([]id64.ID, 1000)
-			if err := s1.seqs()[0].fill64(ids, s1.stop); err != nil {
+			if err := fill(s1, ids); err != nil {
 				t.Fatal(err)
 			}
 			if tc.clean {
@@ -145,7 +145,7 @@ func TestServer_Restart(t *testing.T) {
 			}
 			defer s2.Close()
 			more := make([]id64.ID, 1000)
-			err = s2.seqs()[0].fill64(more, s2.stop)
+			err = fill(s2, more)
 			if tc.serves != (err == nil) {
 				t.Fatalf("serves: %v (%v), want %v", err == nil, err, tc.serves)
 			}
@@ -160,7 +160,7 @@ func TestServer_Restart(t *testing.T) {
 				// Every request is refused: one regression, however many,
 				// and the gauge says how far behind the clock is.
 				for range 3 {
-					s2.seqs()[0].fill64(more[:1], s2.stop)
+					fill(s2, more[:1])
 				}
 				if got := gathered(t, reg, "floe_clock_regressions_total"); got != 1 {
 					t.Errorf("floe_clock_regressions_total %v while refusing an hour behind, want 1", got)
@@ -193,7 +193,7 @@ func TestServer_CleanStopRecordsLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := make([]id64.ID, 5)
-	if err := s1.seqs()[0].fill64(ids, s1.stop); err != nil {
+	if err := fill(s1, ids); err != nil {
 		t.Fatal(err)
 	}
 	if err := s1.Shutdown(context.Background()); err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 
 	"github.com/floeid/floe"
@@ -99,46 +100,66 @@ func (seq *sequence) hasToken(token []byte) bool {
 	return found
 }
 
-// take waits for the sequence's turn, or for stop.
-func (seq *sequence) take(stop <-chan struct{}) error {
+// take waits for the sequence's turn, within the request's bound w.
+func (seq *sequence) take(w *waiter) error {
 	select {
 	case seq.turn <- struct{}{}:
 		return nil
-	case <-stop:
-		return fmt.Errorf("%w: shutting down", ErrNotReady)
+	default:
+	}
+	ctx := w.context()
+	select {
+	case seq.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return w.ended(seq)
 	}
 }
 
 // fill64 fills dst with IDs, waiting for the keeper when the reservation
-// ceiling is reached.
-func (seq *sequence) fill64(dst []id64.ID, stop <-chan struct{}) error {
-	if err := seq.take(stop); err != nil {
+// ceiling is reached, within the request's bound w.
+func (seq *sequence) fill64(dst []id64.ID, w *waiter) error {
+	if err := seq.take(w); err != nil {
 		return err
 	}
 	defer func() { <-seq.turn }()
 	if seq.format != Format64 {
 		return ErrBinaryFormat
 	}
-	_, err := seq.sq.NextN64(dst)
-	return err
+	n, err := seq.sq.NextN64Context(w.bound(), dst)
+	if err != nil && w.ctx == nil && atCeiling(err) {
+		_, err = seq.sq.NextN64Context(w.context(), dst[n:])
+	}
+	return w.why(err)
 }
 
 // appendText appends n IDs' text to dst, each through each, waiting for
-// the keeper when the reservation ceiling is reached.
-func (seq *sequence) appendText(dst []byte, n int, each func(dst []byte, id []byte) []byte, stop <-chan struct{}) ([]byte, error) {
-	if err := seq.take(stop); err != nil {
+// the keeper when the reservation ceiling is reached, within the request's
+// bound w.
+func (seq *sequence) appendText(dst []byte, n int, each func(dst []byte, id []byte) []byte, w *waiter) ([]byte, error) {
+	if err := seq.take(w); err != nil {
 		return dst, err
 	}
 	defer func() { <-seq.turn }()
 	var buf [32]byte
 	for range n {
-		text, err := seq.sq.AppendNext(buf[:0])
+		text, err := seq.sq.AppendNextContext(w.bound(), buf[:0])
+		if err != nil && w.ctx == nil && atCeiling(err) {
+			text, err = seq.sq.AppendNextContext(w.context(), buf[:0])
+		}
 		if err != nil {
-			return dst, err
+			return dst, w.why(err)
 		}
 		dst = each(dst, text)
 	}
 	return dst, nil
+}
+
+// atCeiling reports whether err stopped a call at the reservation
+// ceiling, where a request with time left waits for the keeper.
+func atCeiling(err error) bool {
+	var ce *floe.CeilingError
+	return errors.As(err, &ce)
 }
 
 // ready reports why the sequence cannot issue now, or nil.

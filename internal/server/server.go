@@ -23,7 +23,9 @@ type Server struct {
 	m    *metrics
 
 	closing atomic.Bool
-	stop    chan struct{}  // closed by Shutdown: waits end, watchers stop
+	stop    chan struct{}   // closed by Shutdown once no ID is being issued: watchers stop
+	halt    context.Context // done when a stop begins: the requests' waits end (see waiter)
+	haltNow context.CancelFunc
 	inUse   atomic.Int64   // requests and connections issuing IDs now
 	idle    chan struct{}  // signalled while closing when a request or connection ends
 	keepers sync.WaitGroup // the watchers of the sequences' terms (see watch)
@@ -52,6 +54,7 @@ func New(cfg Config) (*Server, error) {
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[*conn]struct{}),
 	}
+	s.halt, s.haltNow = context.WithCancel(context.Background())
 	var seqs []*sequence
 	for _, sc := range cfg.Sequences {
 		seq, err := newSequence(sc, &s.cfg)
@@ -252,12 +255,18 @@ func (s *Server) progress() {
 	}
 }
 
-// Shutdown stops the server gracefully: it closes the listeners, lets every
-// binary connection finish the replies it owes, waits for HTTP requests in
-// progress, stops the keepers and records a clean stop in the Store, so the
-// next start need not wait out the reservation window. If ctx ends first,
-// the remaining connections are closed, the clean stop is not recorded (the
-// next start begins above the reservation) and ctx's error is returned.
+// Shutdown stops the server gracefully: it closes the listeners, ends the
+// waits of the requests waiting for their turn or the reservation (they
+// fail with "shutting down"), lets every binary connection finish the
+// replies it owes, waits for HTTP requests in progress, stops the keepers
+// and records a clean stop in the Store, so the next start need not wait
+// out the reservation window. If ctx ends first, the remaining connections
+// are closed, the clean stop is not recorded (the next start begins above
+// the reservation) and ctx's error is returned. A sequence whose
+// reservation cannot be extended when the stop begins (a write failed, or
+// the clock passed it) is not released: the stop does not wait on the
+// store or coordinator at fault, the next start begins above the
+// reservation, as after a crash, and this alone is no error.
 func (s *Server) Shutdown(ctx context.Context) error { return s.shutdown(ctx, true) }
 
 // Close stops the server at once: listeners and connections are closed,
@@ -273,6 +282,7 @@ func (s *Server) Close() error {
 
 func (s *Server) shutdown(ctx context.Context, clean bool) error {
 	s.closing.Store(true)
+	s.haltNow()
 	s.mu.Lock()
 	for l := range s.listeners {
 		l.Close()
@@ -326,7 +336,17 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 		return err
 	}
 	for _, seq := range s.seqs() {
-		if e := seq.sq.Close(context.Background()); e != nil {
+		if st := seq.sq.Stats(); st.Failing || st.WorkerID >= 0 && st.Headroom <= 0 {
+			// A stop during a fault (a write of the reservation failed,
+			// or one has not answered while the clock passed it) does
+			// not wait on the store or the coordinator: the sequence
+			// ends as after a crash, which is safe, and the stop is
+			// otherwise clean.
+			s.log.Warn("stopping while the reservation cannot be extended: the clean stop is not recorded, and the next start begins above the reservation", "seq", seq.name)
+			seq.sq.Orphan()
+			continue
+		}
+		if e := seq.sq.Close(ctx); e != nil {
 			s.log.Error("recording the clean stop", "seq", seq.name, "err", e)
 			err = errors.Join(err, e)
 		}
