@@ -71,7 +71,8 @@ type FileStore struct {
 // processes and reads its record cfg.Name. A directory held by another
 // process (a FileStore or a floed) is an error wrapping ErrLocked that
 // names the holder; a record written under another definition is an error
-// wrapping ErrConflict that names both. No record (a fresh directory, or
+// wrapping ErrConflict that names both (a new definition takes another
+// Name or Dir). No record (a fresh directory, or
 // a new name) is no error: Load then reports none, and Fresh says whether
 // the directory had no state file at all. The caller must Close the
 // FileStore to release the directory.
@@ -92,7 +93,7 @@ func OpenFile(cfg FileConfig) (*FileStore, error) {
 	}
 	if seq, ok := f.Sequence(name); ok && seq.Definition != cfg.Definition {
 		f.Close()
-		return nil, fmt.Errorf("%w: record %q of %s was written for %q, and is opened for %q; use another record name or state directory for this definition",
+		return nil, fmt.Errorf("%w: record %q in %s was written for %q, and is opened for %q",
 			ErrConflict, name, f.Path(), seq.Definition, cfg.Definition)
 	}
 	return &FileStore{f: f, name: name, def: cfg.Definition}, nil
