@@ -36,7 +36,7 @@ func runNew(args []string, stdout, stderr io.Writer) (err error) {
 	node := fs.Uint64("node", 0, "id96 node, 0..4294967295 (0: a random one)")
 	policy := fs.String("policy", "wait", "clock policy: wait, fail or borrow (ticktock for id80)")
 	state := fs.String("state", "", "id64 state directory, shared with floed (default $FLOE_STATE, else floed's: $STATE_DIRECTORY, $XDG_STATE_HOME/floed or ~/.local/state/floed)")
-	wait := fs.Duration("wait", newDefaultWait, "id64: how long to wait for the state directory while other floe new runs hold it")
+	wait := fs.Duration("wait", newDefaultWait, "id64: how long to wait for the state directory while other floe new runs hold it, and for the clock to pass a reservation that a killed floed or run left")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()

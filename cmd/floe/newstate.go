@@ -35,6 +35,9 @@ const (
 	newDefaultWait = 30 * time.Second
 	// lockRetryMax caps the pause between two tries of the lock.
 	lockRetryMax = 20 * time.Millisecond
+	// clockPoll is how often a run reads the clock while it waits for it
+	// to pass a killed holder's reservation.
+	clockPoll = 5 * time.Millisecond
 	// releaseTimeout bounds the write of the last tick at the end of a run.
 	releaseTimeout = 5 * time.Second
 )
@@ -50,7 +53,8 @@ it and of a floed stopped before it; a floed started later starts above
 them. A running floed on the same directory is refused at once: ask it with
 "floe get". A run reserves 200 ms ahead and records its last ID when it
 ends, so the next run starts right above it; a run that is killed leaves
-the next one at most 200 ms to wait. The directory keeps one definition
+the next one at most 200 ms to wait (a killed floed, its reservation
+window, 2 s by default; -wait bounds that wait too). The directory keeps one definition
 (-layout, -d, -w): another one needs its own -state.
 
 id80 and id96 keep no state: a random partition (-partition) or node
@@ -112,7 +116,30 @@ func openDurable64(dir string, wait time.Duration, l id64.Layout, datacenter, wo
 		store.Close()
 		return nil, fmt.Errorf("state directory %s: %w", dir, err)
 	}
-	return &durable64{store: store, sq: sq}, nil
+	d := &durable64{store: store, sq: sq}
+	if err := d.awaitClock(p, wait); err != nil {
+		d.close()
+		return nil, fmt.Errorf("state directory %s: %w; a floed or floe new that was killed reserved ahead of the clock (wait longer with -wait)", dir, err)
+	}
+	return d, nil
+}
+
+// awaitClock waits, under the policies that wait, up to wait for the clock
+// to pass the reservation a killed holder left: floed reserves 2 s ahead
+// by default, more with a longer --reserve-window, and the generator
+// would fail at once on a wait longer than its 5 s.
+func (d *durable64) awaitClock(p floe.Policy, wait time.Duration) error {
+	if p == floe.Fail {
+		return nil
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err := d.sq.Ready()
+		if err == nil || !time.Now().Before(deadline) {
+			return err
+		}
+		time.Sleep(clockPoll)
+	}
 }
 
 // close ends the run cleanly: it records the last tick issued, so that

@@ -299,3 +299,42 @@ func TestNew_NoneLeavesState(t *testing.T) {
 		t.Errorf("-n 0 made the state directory (%v)", err)
 	}
 }
+
+// TestNew_ReservationAhead checks a run on a reservation far ahead of the
+// clock, as a floed with a long --reserve-window leaves when killed: the
+// run waits for the clock up to -wait, then says why it stopped.
+func TestNew_ReservationAhead(t *testing.T) {
+	dir := t.TempDir()
+	store, err := workerid.OpenFile(workerid.FileConfig{Dir: dir, Definition: localDefinition(id64.Twitter, 0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reserved, err := id64.Twitter.Tick(time.Now().Add(time.Hour))
+	if err == nil {
+		err = store.Save(workerid.Record{Reserved: reserved})
+	}
+	store.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := newFails(t, "-state", dir, "-wait", "100ms")
+	for _, w := range []string{
+		"floe new: state directory " + dir + ": ",
+		"behind the reservation of the worker ID's previous holder",
+		"wait longer with -wait",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("got %q, want it to contain %q", got, w)
+		}
+	}
+	f, err := statefile.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// The next run's floor stays the reservation: no last tick, or the
+	// reservation itself.
+	if seq, _ := f.Sequence("default"); seq.Reserved != reserved || seq.Last != 0 && seq.Last != reserved {
+		t.Errorf("state after the refused run: %+v; want the reservation %d unchanged, and no last tick below it", seq, reserved)
+	}
+}
