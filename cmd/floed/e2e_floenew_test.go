@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,10 +16,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/internal/statefile"
 )
 
 // floeBin is the CLI, built by floeBinary next to floedBin.
@@ -196,10 +200,12 @@ func TestE2E_FloeNewBesideFloed(t *testing.T) {
 	}
 	fromFloed := floedIDs(t, f, 5000)
 	done, refused := 0, 0
+	blocks := [][]uint64{fromFloed}
 	for _, r := range first {
 		if r.err == nil {
 			done++
 			all = append(all, r.ids...)
+			blocks = append(blocks, r.ids)
 			continue
 		}
 		refused++
@@ -208,6 +214,7 @@ func TestE2E_FloeNewBesideFloed(t *testing.T) {
 	all = append(all, fromFloed...)
 	t.Logf("%d runs: %d issued %d IDs, %d refused while floed ran; floed issued %d", runs, done, len(all)-len(fromFloed), refused, len(fromFloed))
 	checkUnique(t, all)
+	checkTurns(t, blocks)
 
 	// While floed runs, every run is refused at once.
 	results = runFloeNews(bin, env, 10)
@@ -245,3 +252,80 @@ func TestE2E_FloeNewBesideFloed(t *testing.T) {
 	f.stop()
 	checkUnique(t, all)
 }
+
+// checkTurns checks that the IDs of each run, and of floed, are a block of
+// their own: in ID order, no run's IDs fall between another's first and
+// last, as runs that take turns on a reservation issue.
+func checkTurns(t *testing.T, blocks [][]uint64) {
+	t.Helper()
+	type span struct{ lo, hi uint64 }
+	var spans []span
+	for _, b := range blocks {
+		if len(b) > 0 {
+			spans = append(spans, span{slices.Min(b), slices.Max(b)})
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	overlaps := 0
+	for i := 1; i < len(spans); i++ {
+		if spans[i].lo <= spans[i-1].hi {
+			overlaps++
+		}
+	}
+	if overlaps > 0 {
+		t.Errorf("%d of %d runs issued IDs among another run's: runs did not take turns", overlaps, len(spans))
+	}
+}
+
+// TestE2E_FloeNewKilled kills a "floe new" run in the middle of its IDs:
+// the next run starts above the reservation the killed one left, without
+// waiting more than its short window.
+func TestE2E_FloeNewKilled(t *testing.T) {
+	bin := floeBinary(t)
+	state := t.TempDir()
+	cmd := exec.Command(bin, "new", "-state", state, "-o", "decimal", "-n", "1000000000")
+	cmd.Env = floedEnv(nil)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	var last uint64
+	sc := bufio.NewScanner(out)
+	for i := 0; i < 100000 && sc.Scan(); i++ {
+		if last, err = strconv.ParseUint(sc.Text(), 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	f, err := statefile.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, ok := f.Sequence("default")
+	f.Close()
+	if !ok || seq.Last != 0 || seq.Reserved <= twitterTick(last) {
+		t.Fatalf("state after the kill: %+v, %v; want a reservation above the last ID read (tick %d), no last tick", seq, ok, twitterTick(last))
+	}
+	r := runFloeNew(bin, nil, "-state", state)
+	if r.err != nil || len(r.ids) != 1 {
+		t.Fatalf("floe new after the kill: %v, %d IDs:\n%s", r.err, len(r.ids), r.stderr)
+	}
+	if got := twitterTick(r.ids[0]); got <= seq.Reserved {
+		t.Errorf("floe new after the kill issued tick %d, not above the killed run's reservation %d", got, seq.Reserved)
+	}
+}
+
+// twitterTick is the tick (ms since the Twitter epoch) of a Twitter-layout
+// ID: the bits above its 22 node and sequence bits.
+func twitterTick(id uint64) uint64 { return id >> 22 }
