@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"sequencer":                 {"", "id64", "id80", "id96", "workerid"},
 	"internal/server":           {"", "id64", "id80", "id96", "internal/wire", "sequencer", "workerid"},
 	"client":                    {"id64", "internal/wire"},
-	"workerid":                  nil,
+	"workerid":                  {"internal/statefile"},
 	"workerid/workeridtest":     {"workerid"},
 	"workerid/etcd":             {"", "workerid"},
 	"workerid/redis":            {"", "workerid"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/floeid/floe"
@@ -149,28 +150,51 @@ func ExampleSequencer_Destroy() {
 }
 
 // A single node with a fixed worker ID keeps its reservation in a local
-// store (a state file in floed) through workerid.Static.
+// state file, crash-safe and locked, through workerid.Static and
+// workerid.FileStore (floed's own file). A clean Close records the last
+// tick, and the next start continues right above it; after a crash it
+// would start above the reservation.
 func ExampleOpen_static() {
 	ctx := context.Background()
-	sq, err := sequencer.Open(ctx, sequencer.Config{
-		Name:   "default",
-		Source: workerid.NewStatic(33, &memStore{}),
-		Clock:  floetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
-	})
+	dir, err := os.MkdirTemp("", "ids")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer sq.Close(ctx)
-	id, err := sq.Next64()
-	if err != nil {
-		fmt.Println(err)
-		return
+	defer os.RemoveAll(dir)
+	clock := floetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+
+	for range 2 {
+		store, err := workerid.OpenFile(workerid.FileConfig{Dir: dir})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		sq, err := sequencer.Open(ctx, sequencer.Config{
+			Name:   "default",
+			Source: workerid.NewStatic(33, store),
+			Clock:  clock,
+		})
+		if err != nil {
+			store.Close()
+			fmt.Println(err)
+			return
+		}
+		id, err := sq.Next64()
+		if err != nil {
+			fmt.Println(err)
+		}
+		p := id64.Twitter.Parts(id)
+		fmt.Println(id, p.Time.Format(time.StampMilli), "datacenter", p.Datacenter, "worker", p.Worker)
+		if err := sq.Close(ctx); err != nil {
+			fmt.Println(err)
+		}
+		store.Close()
+		clock.Step(time.Millisecond)
 	}
-	p := id64.Twitter.Parts(id)
-	fmt.Println("datacenter", p.Datacenter, "worker", p.Worker)
 	// Output:
-	// datacenter 1 worker 1
+	// 2006924427392061440 Jan  2 03:04:05.000 datacenter 1 worker 1
+	// 2006924427396255744 Jan  2 03:04:05.001 datacenter 1 worker 1
 }
 
 // A server bounds each request's wait at the reservation ceiling by the

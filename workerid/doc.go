@@ -18,8 +18,9 @@
 // lease's time to live, which only decides how soon a dead holder's ID is
 // free again.
 //
-// Static is the Source of a single node with a fixed worker ID and a local
-// state file. The packages workerid/etcd and workerid/redis claim IDs in a
+// Static is the Source of a single node with a fixed worker ID and its
+// reservation in a Store; FileStore is the Store of a local state file,
+// crash-safe and locked, in floed's format. The packages workerid/etcd and workerid/redis claim IDs in a
 // cluster. workerid/workeridtest is the conformance suite every Source
 // passes.
 package workerid

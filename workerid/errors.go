@@ -3,6 +3,8 @@ package workerid
 import (
 	"errors"
 	"fmt"
+
+	"github.com/floeid/floe/internal/statefile"
 )
 
 var (
@@ -13,6 +15,13 @@ var (
 	ErrReleased = errors.New("floe: worker ID lease released")
 	// ErrBackwards: a reservation below one already recorded.
 	ErrBackwards = errors.New("floe: reservation below the recorded one")
+	// ErrLocked: a FileStore's state directory is open in another process
+	// (a FileStore or a floed); the error names the holder.
+	ErrLocked = statefile.ErrLocked
+	// ErrCorrupt: a FileStore's state file exists but cannot be trusted
+	// (empty, truncated, invalid, of an unknown version, or failing its
+	// checksum). OpenFile refuses it rather than start from zero.
+	ErrCorrupt = statefile.ErrCorrupt
 )
 
 // LeaseLostError reports that a lease is no longer held: it expired, was

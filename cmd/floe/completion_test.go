@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,18 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asFloe) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// floe new keeps its id64 state in $FLOE_STATE: a directory of the
+	// tests', never the home of whoever runs them. A test of another id64
+	// definition gives its own -state.
+	dir, err := os.MkdirTemp("", "floe-test-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("FLOE_STATE", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // floeOnPath returns a PATH whose first directory holds a "floe" that runs

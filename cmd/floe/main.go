@@ -16,6 +16,12 @@
 //	floe completion bash|zsh|fish
 //	floe version
 //
+// new issues id64 IDs from floed's state, as floed's default sequence: the
+// state directory (-state, else $FLOE_STATE, else floed's default), its lock
+// and its reservation, so that runs take turns and never repeat each other's
+// or a stopped floed's IDs; a running floed on the directory is refused.
+// id80 and id96 keep no state (a random partition or node).
+//
 // seq and node use floed's admin HTTP API: -addr defaults to
 // $FLOE_ADMIN_ADDR, else http://127.0.0.1:4445, and -token to
 // $FLOE_ADMIN_TOKEN.

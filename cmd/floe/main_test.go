@@ -24,7 +24,7 @@ func TestNew(t *testing.T) {
 		count int
 	}{
 		{"id64 text", []string{"new", "-n", "50"}, 50},
-		{"id64 snowcast", []string{"new", "-layout", "snowcast-1024", "-w", "1000", "-n", "5"}, 5},
+		{"id64 snowcast", []string{"new", "-layout", "snowcast-1024", "-w", "1000", "-n", "5", "-state", t.TempDir()}, 5},
 		{"id80 decimal", []string{"new", "-format", "id80", "-meta", "7", "-o", "decimal", "-n", "20"}, 20},
 		{"id96", []string{"new", "-format", "id96", "-node", "9", "-n", "20"}, 20},
 	}

@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/id64"
@@ -16,12 +18,12 @@ import (
 // newFormatFlags are the flags of "floe new" that apply to one -format
 // only; given with another format, they are a usage error.
 var newFormatFlags = map[string]string{
-	"layout": "id64", "d": "id64", "w": "id64",
+	"layout": "id64", "d": "id64", "w": "id64", "state": "id64", "wait": "id64",
 	"meta": "id80", "partition": "id80",
 	"node": "id96",
 }
 
-func runNew(args []string, stdout, stderr io.Writer) error {
+func runNew(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("new", stderr)
 	format := fs.String("format", "id64", "ID format: id64, id80 or id96")
 	n := fs.Int("n", 1, "number of IDs")
@@ -33,6 +35,13 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 	partition := fs.Uint("partition", 0, "id80 partition, 0..65535 (0: a random one)")
 	node := fs.Uint64("node", 0, "id96 node, 0..4294967295 (0: a random one)")
 	policy := fs.String("policy", "wait", "clock policy: wait, fail or borrow (ticktock for id80)")
+	state := fs.String("state", "", "id64 state directory, shared with floed (default $FLOE_STATE, else floed's: $STATE_DIRECTORY, $XDG_STATE_HOME/floed or ~/.local/state/floed)")
+	wait := fs.Duration("wait", newDefaultWait, "id64: how long to wait for the state directory while other floe new runs hold it, and for the clock to pass a reservation that a killed floed or run left")
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(stderr, newHelp)
+	}
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -49,8 +58,14 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 	if *out != "text" && *out != "json" && *out != "decimal" {
 		return fmt.Errorf("-o %q: want text, json or decimal", *out)
 	}
+	if *wait < 0 {
+		return fmt.Errorf("-wait %v: want a duration of 0 or more", *wait)
+	}
+	stateGiven := false
+	fs.Visit(func(f *flag.Flag) { stateGiven = stateGiven || f.Name == "state" })
 
 	var next func() (text string, num *big.Int, err error)
+	var durable *durable64 // id64's state, released at the end
 	switch *format {
 	case "id64":
 		l, err := parseLayoutFlag("-layout", *layout)
@@ -63,12 +78,25 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 		if *worker > l.MaxWorker() {
 			return fmt.Errorf("-w %d: out of range: want 0..%d for layout %s", *worker, l.MaxWorker(), *layout)
 		}
-		g, err := id64.NewGenerator(id64.Config{Layout: l, Datacenter: *datacenter, Worker: *worker, Policy: p})
+		if p != floe.Wait && p != floe.Fail && p != floe.Borrow {
+			return fmt.Errorf("-policy %s: want wait, fail or borrow for id64", p)
+		}
+		dir, err := stateDir(*state, stateGiven, os.LookupEnv)
 		if err != nil {
 			return err
 		}
+		if *n == 0 {
+			// Nothing to issue: the state is left alone.
+			next = nil
+			break
+		}
+		d, err := openDurable64(dir, *wait, l, *datacenter, *worker, p)
+		if err != nil {
+			return err
+		}
+		durable = d
 		next = func() (string, *big.Int, error) {
-			id, err := g.Next()
+			id, err := d.sq.Next64()
 			return id.String(), new(big.Int).SetUint64(id.Uint64()), err
 		}
 	case "id80":
@@ -104,6 +132,15 @@ func runNew(args []string, stdout, stderr io.Writer) error {
 		}
 	default:
 		return fmt.Errorf("-format %q: want id64, id80 or id96", *format)
+	}
+	if durable != nil {
+		// After the output's flush below: the last tick is recorded once
+		// every ID is out.
+		defer func() {
+			if cerr := durable.close(); err == nil {
+				err = cerr
+			}
+		}()
 	}
 
 	w := bufio.NewWriter(stdout)

@@ -23,7 +23,7 @@ func TestNew_Layouts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			before := time.Now().Add(-10 * time.Millisecond)
-			if code := run([]string{"new", "-layout", tc.layout, "-w", "7", "-n", "3"}, &out, &errOut); code != 0 {
+			if code := run([]string{"new", "-layout", tc.layout, "-w", "7", "-n", "3", "-state", t.TempDir()}, &out, &errOut); code != 0 {
 				t.Fatalf("new: exit %d: %s", code, errOut.String())
 			}
 			after := time.Now()

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/server"
+	"github.com/floeid/floe/internal/statefile"
 	"github.com/floeid/floe/workerid"
 )
 
@@ -80,19 +80,9 @@ type Config struct {
 
 // defaultStateDir is where the reservations live without --state:
 // systemd's $STATE_DIRECTORY, else $XDG_STATE_HOME/floed, else
-// ~/.local/state/floed. An empty variable counts as unset here: these
-// belong to systemd and XDG, not to floed.
+// ~/.local/state/floed ("floe new" uses the same, statefile.DefaultDir).
 func defaultStateDir(lookup func(string) (string, bool)) string {
-	if d, _ := lookup("STATE_DIRECTORY"); d != "" {
-		return strings.Split(d, ":")[0]
-	}
-	if d, _ := lookup("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "floed")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".local", "state", "floed")
-	}
-	return filepath.Join(os.TempDir(), "floed-state")
+	return statefile.DefaultDir(lookup)
 }
 
 // envVars names the FLOE_* variable of each flag that has one. Before the

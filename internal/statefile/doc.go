@@ -1,6 +1,8 @@
 // Package statefile is floed's crash-safe local reservation file: for each
 // named ID sequence the daemon serves, the reservation R (the highest tick
-// its generator may issue) and the definition it was issued under.
+// its generator may issue) and the definition it was issued under. "floe
+// new" and workerid.FileStore keep theirs in the same format, so that each
+// of them continues where another stopped.
 //
 // # Directory
 //
@@ -8,7 +10,10 @@
 //
 //   - floed.state, the state file;
 //   - floed.lock, locked (flock(2)) by the File that has the directory open,
-//     so that two daemons never share one; it is never removed;
+//     so that two processes never share one; it is never removed. While
+//     locked it names its holder, for the error of a process refused the
+//     directory: one line of JSON, {"holder":"floed","pid":1234}, emptied
+//     at Close (see Holder);
 //   - floed.state.*.tmp, briefly, while a write is under way.
 //
 // # Writes

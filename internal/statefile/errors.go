@@ -10,8 +10,8 @@ var (
 	// checksum. floed refuses to start from such a file rather than from
 	// zero.
 	ErrCorrupt = errors.New("floe: corrupt state file")
-	// ErrLocked is a state directory already opened by another process
-	// (another floed, most likely).
+	// ErrLocked is a state directory already opened by another process;
+	// Open returns it in a *LockedError, which names the holder.
 	ErrLocked = errors.New("floe: state directory in use")
 	// ErrBackwards is a Put that would lower a sequence's reservation.
 	ErrBackwards = errors.New("floe: reservation would go backwards")

@@ -25,9 +25,9 @@ const (
 	tempPattern = StateName + ".*.tmp"
 )
 
-// refuse is the end of every error about an unusable state file: what floed
-// does about it and what the operator can do.
-const refuse = "floed will not start from zero, which could issue IDs again: " +
+// refuse is the end of every error about an unusable state file: why it is
+// not taken for an empty one and what the operator can do.
+const refuse = "floe will not start from zero, which could issue IDs again: " +
 	"restore the file from a backup, or move it aside and start with a reservation floor above every tick already issued"
 
 // Sequence is what the file records for one named ID sequence.
@@ -71,20 +71,31 @@ type File struct {
 }
 
 // Open opens the state directory dir, creating it (mode 0o700) if needed,
-// locks it against other processes and reads its state file.
+// locks it against other processes and reads its state file. The lock
+// file names the holder by the program's name (the base of os.Args[0]);
+// OpenAs names it otherwise.
 //
 // A missing state file is a fresh start: no sequences. A state file that
 // exists but cannot be read or trusted is an error, never an empty state:
 // it wraps ErrCorrupt (empty, truncated, invalid, unknown version, checksum
 // mismatch) or the read error, names the path and says what is wrong. A
-// directory locked by another process gives an error wrapping ErrLocked.
+// directory locked by another process gives a *LockedError, which wraps
+// ErrLocked and names the holder when the lock file records one.
 //
 // The lock is an advisory flock(2) on LockName (fcntl(2) on Solaris and
 // AIX, where a second Open in the same process is not refused); other
 // systems get no lock. The caller must Close the File to release it.
-func Open(dir string) (*File, error) {
+func Open(dir string) (*File, error) { return OpenAs(dir, programName()) }
+
+// OpenAs is Open with the holder's name that the lock file records, for
+// the error of another process refused the directory: "floed", "floe new".
+// An empty holder is the program's name.
+func OpenAs(dir, holder string) (*File, error) {
 	if dir == "" {
 		return nil, errors.New("floe: no state directory given")
+	}
+	if holder == "" {
+		holder = programName()
 	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -99,10 +110,15 @@ func Open(dir string) (*File, error) {
 	lockPath := filepath.Join(dir, LockName)
 	lock, err := lockFile(lockPath)
 	if errors.Is(err, ErrLocked) {
-		return nil, fmt.Errorf("%w: %s: its lock file %s is held, by another floed most likely; run one floed per state directory", ErrLocked, dir, lockPath)
+		le := &LockedError{Dir: dir, Lock: lockPath}
+		le.Holder, _ = readHolder(lockPath)
+		return nil, le
 	}
 	if err != nil {
 		return nil, fmt.Errorf("floe: lock state directory %s: %w", dir, err)
+	}
+	if lock != nil {
+		recordHolder(lock, Holder{Name: holder, PID: os.Getpid()})
 	}
 	f := &File{dir: dir, path: filepath.Join(dir, StateName), lock: lock}
 	seqs, fresh, err := f.read()
@@ -251,6 +267,7 @@ func (f *File) Close() error {
 	if f.lock == nil {
 		return nil
 	}
+	clearHolder(f.lock)
 	err := f.lock.Close() // closing the descriptor drops the lock
 	f.lock = nil
 	return err
