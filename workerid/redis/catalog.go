@@ -162,7 +162,8 @@ func (c *Catalog) Source(ctx context.Context, seq workerid.Sequence, cfg Config)
 	}
 	gen := strconv.FormatInt(seq.Gen, 10)
 	cfg.Prefix = c.seqPrefix(seq.Name) + gen + "/"
-	cfg.seq = &seqRef{hash: c.hashKey(), name: seq.Name, gen: gen, usedKey: cfg.Prefix + "ids"}
+	cfg.seq = &seqRef{hash: c.hashKey(), name: seq.Name, gen: gen, usedKey: cfg.Prefix + "ids",
+		retired: c.retiredKey(), channel: c.channel()}
 	return NewSource(ctx, c.rdb, cfg)
 }
 

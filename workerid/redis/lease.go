@@ -202,13 +202,18 @@ func (l *lease) Reserve(ctx context.Context, tick uint64) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, min(l.src.cfg.Timeout, left))
 	defer cancel()
+	args := []any{l.token, formatTick(tick), l.src.cfg.Owner, "", "", ""}
+	if q := l.src.cfg.seq; q != nil {
+		args[3], args[4], args[5] = q.hash, q.name, q.gen
+	}
 	ok, err := await(rctx, func(ctx context.Context) (int64, error) {
-		return reserveScript.Run(ctx, l.src.rdb, []string{l.ownerKey, l.resKey},
-			l.token, formatTick(tick), l.src.cfg.Owner).Int64()
+		return reserveScript.Run(ctx, l.src.rdb, []string{l.ownerKey, l.resKey}, args...).Int64()
 	})
 	switch {
 	case err != nil:
 		return l.lose(fmt.Errorf("reserving up to tick %d: %w", tick, scriptError(err)))
+	case ok == -2:
+		return l.lose(fmt.Errorf("%w: sequence %s (generation %s) was destroyed", workerid.ErrNotFound, l.src.cfg.seq.name, l.src.cfg.seq.gen))
 	case ok != 1:
 		return l.lose(ErrNotOwner)
 	}

@@ -64,6 +64,7 @@ type Config struct {
 // claim checks that it still exists.
 type seqRef struct {
 	hash, name, gen, usedKey string
+	retired, channel         string // the Catalog's, for CheckACL
 }
 
 // Source claims worker IDs from a Redis server: an owner key with a TTL
@@ -76,12 +77,19 @@ type Source struct {
 }
 
 // NewSource returns a Source of cfg.IDs worker IDs on the server behind
-// rdb. It runs Check first and refuses an unsafe server with an
+// rdb. It runs CheckACL first, and refuses with a *PermissionError a user
+// who may not run every command of its scripts. It runs Check next and refuses an unsafe server with an
 // *UnsafeError, unless cfg.Unsafe is set; then it logs a warning and
 // Source.Unsafe reports why.
 func NewSource(ctx context.Context, rdb *goredis.Client, cfg Config) (*Source, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
+	}
+	if ok, err := checkACL(ctx, rdb, cfg.Prefix, cfg.seq); err != nil {
+		return nil, err
+	} else if !ok {
+		cfg.Logger.Warn("redis server before 7.0: cannot check that the user may run every command floe's scripts run",
+			"redis_addr", rdb.Options().Addr)
 	}
 	reasons, err := unsafeReasons(ctx, rdb)
 	if err != nil {
