@@ -22,7 +22,10 @@ import (
 //     role:master and connected_slaves:0): replication is asynchronous, so
 //     a promoted replica can lack acknowledged reservations.
 //
-// NewSource runs Check unless Config.Unsafe is set.
+// NewSource runs Check, and a running Source runs it again at most every
+// TTL/3 (with its renewals and claims), so that a replica attached or AOF
+// turned off after the start ends its leases; Config.Unsafe runs on
+// regardless (see Source.Unsafe).
 func Check(ctx context.Context, rdb *goredis.Client) error {
 	reasons, err := unsafeReasons(ctx, rdb)
 	if err != nil {

@@ -111,8 +111,9 @@ func (l *lease) left() (time.Duration, time.Time) {
 
 // renew extends the owner key every TTL/3, and TTL/retryDivisor after a
 // failure, and moves the local deadline to the send time of each renewal
-// that succeeded plus the TTL. Past the deadline, or when the owner key
-// holds another token, the lease is lost.
+// that succeeded plus the TTL. Past the deadline, when the owner key holds
+// another token, or when the server became unsafe (Source.recheck), the
+// lease is lost.
 func (l *lease) renew() {
 	defer close(l.exited)
 	cfg := l.src.cfg
@@ -161,6 +162,10 @@ loop:
 			}
 			l.mu.Unlock()
 			wait = every
+			if err := l.src.recheck(l.ctx); err != nil {
+				l.lose(err)
+				break loop
+			}
 		}
 	}
 	l.mu.Lock()
