@@ -240,3 +240,94 @@ func TestScriptCommands_CoverScripts(t *testing.T) {
 		}
 	}
 }
+
+// uncheckedSource returns a Source on rdb without NewSource's checks, to
+// run the scripts as a user who may not run all of their commands.
+func uncheckedSource(t *testing.T, rdb *goredis.Client, cfg Config) *Source {
+	t.Helper()
+	if err := cfg.setDefaults(); err != nil {
+		t.Fatal(err)
+	}
+	return &Source{rdb: rdb, cfg: cfg, checked: cfg.Clock.Now()}
+}
+
+// A claim or release refused after its first write leaves the worker ID's
+// reservation such that the next holder starts above every tick issued.
+func TestClaimRelease_RefusedHalfway(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t, safeArgs...)
+	admin := newClient(t, srv.Addr)
+	const reserved, last = 1000, 900
+	tests := []struct {
+		name   string
+		denied string
+		// run claims, reserves and releases worker ID 0 with the sources
+		// of the full and the limited user, and returns the highest tick
+		// issued under it.
+		run func(t *testing.T, full, limited *Source) uint64
+	}{
+		{name: "claim refused INCR of the fence", denied: "incr", run: func(t *testing.T, full, limited *Source) uint64 {
+			l := mustClaim(t, full)
+			mustReserve(t, l, reserved)
+			if err := l.Release(ctxFor(t, opTimeout), last); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := limited.Claim(ctxFor(t, opTimeout)); err == nil {
+				t.Fatal("Claim without INCR succeeded")
+			}
+			return last
+		}},
+		{name: "release refused DEL of the owner key", denied: "del", run: func(t *testing.T, full, limited *Source) uint64 {
+			l := mustClaim(t, limited)
+			mustReserve(t, l, reserved)
+			if err := l.Release(ctxFor(t, opTimeout), last); err == nil {
+				t.Fatal("Release without DEL succeeded")
+			}
+			return last
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Prefix: freshPrefix(), IDs: 1, TTL: time.Second, Owner: "a"}
+			limited := uncheckedSource(t, setUser(t, admin, srv.Addr, "deny-"+tt.denied, "on", ">secret", "~*", "&*", "+@all", "-"+tt.denied), cfg)
+			full := newSource(t, srv.Addr, cfg)
+			issued := tt.run(t, full, limited)
+			// The next claim, once a key the refused script left expires.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				l, err := full.Claim(ctxFor(t, opTimeout))
+				if err == nil {
+					if l.Floor() < issued {
+						t.Errorf("next holder's floor %d, below tick %d issued before", l.Floor(), issued)
+					}
+					break
+				}
+				if !errors.Is(err, workerid.ErrExhausted) || time.Now().After(deadline) {
+					t.Fatalf("Claim: %v", err)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// A create refused after it numbered the generation leaves no sequence,
+// and the next create makes it.
+func TestCreate_RefusedHalfway(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t, safeArgs...)
+	admin := newClient(t, srv.Addr)
+	prefix := freshPrefix()
+	limited := NewCatalog(setUser(t, admin, srv.Addr, "deny-hset", "on", ">secret", "~*", "&*", "+@all", "-hset"), prefix)
+	cat := NewCatalog(admin, prefix)
+	if _, err := limited.Create(ctxFor(t, opTimeout), "orders", "spec-a"); err == nil {
+		t.Fatal("Create without HSET succeeded")
+	}
+	if _, err := cat.Get(ctxFor(t, opTimeout), "orders"); !errors.Is(err, workerid.ErrNotFound) {
+		t.Errorf("Get after a refused Create: %v, want ErrNotFound", err)
+	}
+	seq, err := cat.Create(ctxFor(t, opTimeout), "orders", "spec-a")
+	if err != nil || seq.Spec != "spec-a" {
+		t.Fatalf("Create after a refused one: %+v, %v", seq, err)
+	}
+}
