@@ -1,6 +1,7 @@
 package redis
 
 import (
+	"context"
 	"errors"
 	"os"
 	"regexp"
@@ -10,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floeid/floe"
+	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/redistest"
+	"github.com/floeid/floe/sequencer"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/workeridtest"
 	goredis "github.com/redis/go-redis/v9"
@@ -63,7 +67,9 @@ func setUser(t *testing.T, admin *goredis.Client, addr string, args ...string) *
 
 // The README's ACL user runs floed's whole life of a sequence: create,
 // attach (claim, reserve, hear destroys), destroy, and create again, and
-// the new generation starts above the tick the destroyed one reserved.
+// the new generation's sequencer issues above the tick the destroyed one
+// reserved (an hour ahead of the clock here, so that the clock alone does
+// not carry the new generation past it).
 func TestREADMEACL(t *testing.T) {
 	t.Parallel()
 	acl := readmeACL(t)
@@ -73,13 +79,22 @@ func TestREADMEACL(t *testing.T) {
 	srv := redistest.Start(t, safeArgs...)
 	rdb := setUser(t, newClient(t, srv.Addr), srv.Addr, acl...)
 	cat := NewCatalog(rdb, "floe/v1/ids/")
-	const reserved = 5000
+	def := sequencer.Definition{}
+	spec, err := def.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reserved, err := id64.Twitter.Tick(time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
 
-	seq, err := cat.Create(ctxFor(t, opTimeout), "orders", "spec-a")
+	seq, err := cat.Create(ctxFor(t, opTimeout), "orders", spec)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	src, err := cat.Source(ctxFor(t, opTimeout), seq, Config{IDs: 2, TTL: 5 * time.Second, Owner: "a"})
+	cfg := Config{IDs: 2, TTL: 5 * time.Second, Owner: "a"}
+	src, err := cat.Source(ctxFor(t, opTimeout), seq, cfg)
 	if err != nil {
 		t.Fatalf("Source: %v", err)
 	}
@@ -95,13 +110,30 @@ func TestREADMEACL(t *testing.T) {
 	if err := <-gone; err != nil {
 		t.Errorf("WaitGone: %v", err)
 	}
-	again, err := cat.Create(ctxFor(t, opTimeout), "orders", "spec-a")
+
+	s, err := sequencer.Open(ctxFor(t, opTimeout), sequencer.Config{
+		Name: "orders", Definition: def, Catalog: cat,
+		Sources: func(seq workerid.Sequence) (workerid.Source, error) {
+			return cat.Source(ctxFor(t, opTimeout), seq, cfg)
+		},
+		Policy: floe.Borrow, MaxAhead: 2 * time.Hour,
+	})
 	if err != nil {
-		t.Fatalf("Create again: %v", err)
+		t.Fatalf("Open on the destroyed name: %v", err)
 	}
-	if again.Gen == seq.Gen || again.Retired.Tick < reserved {
-		t.Errorf("re-created: generation %d (was %d), retired tick %d; want a new generation above tick %d",
-			again.Gen, seq.Gen, again.Retired.Tick, reserved)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	if s.Generation() == seq.Gen {
+		t.Errorf("re-created generation %d, the destroyed one's", s.Generation())
+	}
+	if _, err := s.Wait(ctxFor(t, opTimeout), sequencer.Serving); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	id, err := s.Next64()
+	if err != nil {
+		t.Fatalf("Next64: %v", err)
+	}
+	if tick := id64.Twitter.Parts(id).Tick; tick <= reserved {
+		t.Errorf("the re-created generation issued tick %d, not above %d that the destroyed one reserved", tick, reserved)
 	}
 }
 
