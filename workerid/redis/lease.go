@@ -161,11 +161,14 @@ loop:
 				l.deadline = d
 			}
 			l.mu.Unlock()
-			wait = every
+			// The safety check's time comes out of the wait, so that a
+			// slow answer does not push the next renewal later.
+			checking := time.Now()
 			if err := l.src.recheck(l.ctx); err != nil {
 				l.lose(err)
 				break loop
 			}
+			wait = max(every-time.Since(checking), retry)
 		}
 	}
 	l.mu.Lock()
