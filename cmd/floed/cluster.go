@@ -38,6 +38,7 @@ type coordinator struct {
 	catalog workerid.Catalog
 	sources func(workerid.Sequence) (workerid.Source, error)
 	unsafe  []string // the Redis server's failed safety conditions at the start, with --redis-unsafe
+	lenient bool     // --redis-unsafe
 	close   func() error
 
 	mu   sync.Mutex
@@ -175,7 +176,7 @@ func (c *Config) connectRedis(ctx context.Context, log *slog.Logger, clock floe.
 		unsafe = ue.Reasons
 	}
 	catalog := redis.NewCatalog(rdb, "floe/v1/"+c.Cluster+"/")
-	co := &coordinator{backend: "redis", catalog: catalog, unsafe: unsafe, close: rdb.Close}
+	co := &coordinator{backend: "redis", catalog: catalog, unsafe: unsafe, lenient: c.RedisUnsafe, close: rdb.Close}
 	co.sources = func(seq workerid.Sequence) (workerid.Source, error) {
 		ids, err := workerIDs(seq)
 		if err != nil {
@@ -288,9 +289,10 @@ func (co *coordinator) registerUnsafe(reg *prometheus.Registry) {
 }
 
 // warnUnsafe logs that the coordinator is unsafe, now and every
-// unsafeRepeat until ctx ends.
+// unsafeRepeat until ctx ends, with --redis-unsafe: whenever the server
+// fails the safety check, at the start or later.
 func (co *coordinator) warnUnsafe(ctx context.Context, log *slog.Logger) {
-	if len(co.unsafe) == 0 {
+	if !co.lenient {
 		return
 	}
 	warn := func() {
