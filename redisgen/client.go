@@ -98,7 +98,7 @@ func (c *Client) readShard(ctx context.Context, s *server) (uint64, error) {
 	}
 	raw, err := s.rdb.Get(ctx, c.keys[0]).Result()
 	if errors.Is(err, redis.Nil) {
-		return 0, fmt.Errorf("%w: key %s is not set (floe redis init --shard N)", ErrNoShard, c.keys[0])
+		return 0, fmt.Errorf("%w: key %s is not set (floe redis init --shard N; a server that had one lost it in a restart without AOF, and with it its last tick: redisgen is restart-safe only with appendonly yes and appendfsync always)", ErrNoShard, c.keys[0])
 	}
 	if err != nil {
 		return 0, err

@@ -390,3 +390,78 @@ func ExampleNew() {
 	id, err := c.Next(ctx)
 	fmt.Println(id, err)
 }
+
+func ExampleCheckDurable() {
+	ctx := context.Background()
+	if err := redisgen.Init(ctx, "10.0.0.1:6379", 1, false); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := redisgen.CheckDurable(ctx, "10.0.0.1:6379"); err != nil {
+		// A *NotDurableError: for example "AOF is off (aof_enabled:0):
+		// set appendonly yes". The IDs are unique until the server restarts
+		// empty.
+		fmt.Println("warning:", err)
+	}
+}
+
+// CheckDurable names each setting a server lacks to keep redisgen's keys
+// across a restart; Init accepts such a server all the same.
+func TestCheckDurable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want []string // nil: durable; else each is in the error
+	}{
+		{name: "aof always", args: []string{"--appendonly", "yes", "--appendfsync", "always"}},
+		{name: "no persistence", want: []string{"is not restart-safe for redisgen", "AOF is off (aof_enabled:0): set appendonly yes", `appendfsync is "everysec"`, "can repeat IDs"}},
+		{name: "aof everysec", args: []string{"--appendonly", "yes", "--appendfsync", "everysec"}, want: []string{`appendfsync is "everysec"`, "set appendfsync always"}},
+		{name: "config renamed", args: []string{"--appendonly", "yes", "--rename-command", "CONFIG", ""}, want: []string{"appendfsync cannot be checked"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := redistest.Start(t, tt.args...)
+			ctx := context.Background()
+			if err := redisgen.Init(ctx, s.Addr, 1, false); err != nil {
+				t.Fatalf("Init: %v", err)
+			}
+			err := redisgen.CheckDurable(ctx, s.Addr)
+			if tt.want == nil {
+				if err != nil {
+					t.Errorf("CheckDurable: %v, want nil", err)
+				}
+				return
+			}
+			var nd *redisgen.NotDurableError
+			if !errors.As(err, &nd) || !errors.Is(err, redisgen.ErrNotDurable) || nd.Addr != s.Addr {
+				t.Fatalf("CheckDurable: %v, want a *NotDurableError of %s", err, s.Addr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("CheckDurable: %v\nwant it to contain %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "AOF is off") != (len(tt.args) == 0) {
+				t.Errorf("CheckDurable: %v: AOF named off on a server with args %q", err, tt.args)
+			}
+		})
+	}
+}
+
+// A server that restarted without persistence lost its shard: New's error
+// says so.
+func TestNew_ShardLostInRestart(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	ctx := context.Background()
+	if err := redisgen.Init(ctx, s.Addr, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Restart()
+	_, err := redisgen.New(ctx, []string{s.Addr})
+	if !errors.Is(err, redisgen.ErrNoShard) || !strings.Contains(err.Error(), "restart without AOF") {
+		t.Errorf("New after a restart without persistence: %v, want ErrNoShard naming the restart without AOF", err)
+	}
+}

@@ -30,5 +30,7 @@
 // that restarts empty, with its clock set back, can repeat IDs it issued
 // before the restart, and a replica promoted after an asynchronous failover
 // may lack the newest state. floed (with its fsynced state file or a
-// coordinator) does not have this weakness.
+// coordinator) does not have this weakness. Init and New accept such a
+// server; CheckDurable reports one (and `floe redis init` warns of it), and
+// the ErrNoShard of a server that restarted empty says so.
 package redisgen

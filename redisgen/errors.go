@@ -9,7 +9,9 @@ import (
 // matches any of these through it.
 var (
 	// ErrNoShard: a server has no shard ID; set one with Init (floe redis
-	// init --shard N).
+	// init --shard N). A server that had one lost it in a restart without
+	// AOF, and its last tick with it: redisgen is restart-safe only with AOF
+	// (see CheckDurable).
 	ErrNoShard = errors.New("floe: redis server has no shard id")
 	// ErrBadShard: the shard key holds something that is not a shard ID of
 	// the layout.
@@ -33,6 +35,10 @@ var (
 	ErrLayout = errors.New("floe: layout does not fit the redis script")
 	// ErrNoServers: New was given no addresses.
 	ErrNoServers = errors.New("floe: no redis servers given")
+	// ErrNotDurable: a server does not persist redisgen's keys across a
+	// restart (no AOF, or appendfsync other than always); a
+	// *NotDurableError says why. Only CheckDurable returns it.
+	ErrNotDurable = errors.New("floe: redis server is not restart-safe for redisgen")
 	// ErrBadReply: the script answered with something else than it writes.
 	ErrBadReply = errors.New("floe: unexpected reply from the redis script")
 )

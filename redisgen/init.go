@@ -13,6 +13,8 @@ import (
 // It refuses a shard outside the layout and, unless force is set, a server
 // that already has a different shard ID: changing a shard can make this
 // server's IDs collide with another's. Setting the same ID again is a no-op.
+// It accepts a server without persistence, whose IDs are unique only until
+// it restarts empty: CheckDurable tells (`floe redis init` warns).
 func Init(ctx context.Context, addr string, shard uint64, force bool, opt ...Option) error {
 	o := defaults()
 	for _, f := range opt {

@@ -82,6 +82,84 @@ func TestScenario_RedisSafetyCheck(t *testing.T) {
 	checkLedger(t, led)
 }
 
+// A Redis server made unsafe while nodes run (AOF turned off, a replica
+// attached) stops the node without --redis-unsafe within a few lease
+// renewals: not ready, the reason in /readyz, and
+// floe_coordinator_unsafe 1. A node with --redis-unsafe serves on and
+// shows 1 too.
+func TestScenario_RedisBecomesUnsafe(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string // in /readyz
+		do     func(t *testing.T, srv *redistest.Server)
+	}{
+		{name: "aof turned off", reason: "AOF is off", do: func(t *testing.T, srv *redistest.Server) {
+			if err := redisClient(t, srv.Addr).ConfigSet(t.Context(), "appendonly", "no").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "replica attached", reason: "the primary has replicas", do: func(t *testing.T, srv *redistest.Server) {
+			host, port, err := net.SplitHostPort(srv.Addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			redistest.Start(t, "--replicaof", host, port)
+		}},
+	}
+	// stopWithin bounds how soon a node stops: the check runs with each
+	// renewal (every TTL/3), then the lease ends; generous for a loaded
+	// machine.
+	const stopWithin = 4 * ttl
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := redistest.Start(t, safeRedis...)
+			led := floedproc.NewLedger()
+			a := floedproc.Start(t, bin, "a", redisNode(srv.Addr, "strict", "a")...)
+			b := floedproc.Start(t, bin, "b", redisNode(srv.Addr, "lenient", "b", "--redis-unsafe")...)
+			mustReady(t, a, 5*time.Second)
+			mustReady(t, b, 5*time.Second)
+			for _, p := range []*floedproc.Proc{a, b} {
+				if v := unsafeGauge(t, p); v != "0" {
+					t.Errorf(`%s: floe_coordinator_unsafe{coordinator="redis"} = %q on a safe server, want 0`, p.Name, v)
+				}
+			}
+			fa := startFeed(t, led, a, "a", feedOpts{})
+			fb := startFeed(t, led, b, "b", feedOpts{})
+
+			tt.do(t, srv)
+			changed := time.Now()
+			if !a.WaitReady(stopWithin, false) {
+				t.Fatalf("a still ready %v after the Redis server became unsafe", stopWithin)
+			}
+			t.Logf("a not ready %v after the Redis server became unsafe", time.Since(changed).Round(time.Millisecond))
+			code, body, err := a.Get("/readyz")
+			if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(body, tt.reason) {
+				t.Errorf("a: GET /readyz: %d %q %v, want 503 naming %q", code, body, err, tt.reason)
+			}
+			if !strings.Contains(a.Stderr(), tt.reason) {
+				t.Errorf("a's log does not name %q:\n%s", tt.reason, a.Stderr())
+			}
+			if !floedproc.WaitFor(stopWithin, func() bool { return unsafeGauge(t, b) == "1" }) {
+				t.Errorf(`b: floe_coordinator_unsafe{coordinator="redis"} = %q %v after, want 1`, unsafeGauge(t, b), stopWithin)
+			}
+			if v := unsafeGauge(t, a); v != "1" {
+				t.Errorf(`a: floe_coordinator_unsafe{coordinator="redis"} = %q, want 1`, v)
+			}
+			stopped := time.Now()
+			time.Sleep(time.Second)
+			if late := fa.received("a", stopped.Add(500*time.Millisecond), time.Time{}); len(late) > 0 {
+				t.Errorf("a issued %d batches of IDs after it went not ready", len(late))
+			}
+			if _, ok := fb.waitServed("b", stopped, 5*time.Second); !ok {
+				t.Errorf("b, with --redis-unsafe, issued nothing after the server became unsafe; /readyz %v", b.Ready())
+			}
+			fa.halt()
+			fb.halt()
+			checkLedger(t, led)
+		})
+	}
+}
+
 // The Redis server is paused (SIGSTOP) past the lease TTL: both nodes go
 // not ready within TTL + request timeout, issue nothing more, and serve
 // again once it resumes, with no duplicate.

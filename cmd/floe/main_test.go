@@ -117,6 +117,38 @@ func TestRedis(t *testing.T) {
 	}
 }
 
+// floe redis init sets the shard on a server without persistence, and
+// warns that redisgen is not restart-safe there, naming what is missing;
+// on a server with AOF always it says nothing more.
+func TestRedisInit_NotDurable(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string // in stderr; nil: stderr empty
+	}{
+		{name: "no persistence", want: []string{"floe redis: warning: ", "not restart-safe for redisgen", "AOF is off", "appendonly yes", "appendfsync always"}},
+		{name: "aof always", args: []string{"--appendonly", "yes", "--appendfsync", "always"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := redistest.Start(t, tt.args...)
+			var out, errOut bytes.Buffer
+			code := run([]string{"redis", "init", "--shard", "1", "--addr", srv.Addr}, &out, &errOut)
+			if want := srv.Addr + ": shard 1\n"; code != 0 || out.String() != want {
+				t.Fatalf("init: exit %d, %q, want 0, %q", code, out.String(), want)
+			}
+			if tt.want == nil && errOut.Len() != 0 {
+				t.Errorf("init on a durable server: stderr %q, want nothing", errOut.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errOut.String(), w) {
+					t.Errorf("init: stderr %q, want it to contain %q", errOut.String(), w)
+				}
+			}
+		})
+	}
+}
+
 func TestHelp(t *testing.T) {
 	tests := []struct {
 		name string

@@ -91,6 +91,13 @@ func runRedis(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: shard %d\n", *addr, *shard)
+		var nd *redisgen.NotDurableError
+		switch err := redisgen.CheckDurable(ctx, *addr, opts...); {
+		case errors.As(err, &nd):
+			fmt.Fprintf(stderr, "floe redis: warning: %v\n", err)
+		case err != nil:
+			fmt.Fprintf(stderr, "floe redis: warning: %v (redisgen is restart-safe only with appendonly yes and appendfsync always)\n", err)
+		}
 		return nil
 	}
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,8 +37,34 @@ type coordinator struct {
 	backend string // "etcd" or "redis"
 	catalog workerid.Catalog
 	sources func(workerid.Sequence) (workerid.Source, error)
-	unsafe  []string // the Redis server's failed safety conditions, with --redis-unsafe
+	unsafe  []string // the Redis server's failed safety conditions at the start, with --redis-unsafe
+	lenient bool     // --redis-unsafe
 	close   func() error
+
+	mu   sync.Mutex
+	srcs map[string]*redis.Source // guarded by mu: the latest Redis Source of each sequence
+}
+
+// unsafeNow returns the Redis server's failed safety conditions as last
+// checked: by the Sources, which check again while they run, or at the
+// start before there is one. Without --redis-unsafe a Source whose server
+// fails them ends its leases and claims nothing (not ready, the reason in
+// /readyz); with it, it runs on.
+func (co *coordinator) unsafeNow() []string {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	if len(co.srcs) == 0 {
+		return co.unsafe
+	}
+	var reasons []string
+	for _, src := range co.srcs {
+		for _, r := range src.Unsafe() {
+			if !slices.Contains(reasons, r) {
+				reasons = append(reasons, r)
+			}
+		}
+	}
+	return reasons
 }
 
 // clustered reports whether the configuration names a coordinator.
@@ -149,7 +176,7 @@ func (c *Config) connectRedis(ctx context.Context, log *slog.Logger, clock floe.
 		unsafe = ue.Reasons
 	}
 	catalog := redis.NewCatalog(rdb, "floe/v1/"+c.Cluster+"/")
-	co := &coordinator{backend: "redis", catalog: catalog, unsafe: unsafe, close: rdb.Close}
+	co := &coordinator{backend: "redis", catalog: catalog, unsafe: unsafe, lenient: c.RedisUnsafe, close: rdb.Close}
 	co.sources = func(seq workerid.Sequence) (workerid.Source, error) {
 		ids, err := workerIDs(seq)
 		if err != nil {
@@ -157,8 +184,18 @@ func (c *Config) connectRedis(ctx context.Context, log *slog.Logger, clock floe.
 		}
 		sctx, cancel := context.WithTimeout(context.Background(), clusterSetupTimeout)
 		defer cancel()
-		return catalog.Source(sctx, seq, redis.Config{IDs: ids, TTL: c.LeaseTTL, Owner: c.Owner, Clock: clock,
+		src, err := catalog.Source(sctx, seq, redis.Config{IDs: ids, TTL: c.LeaseTTL, Owner: c.Owner, Clock: clock,
 			Unsafe: c.RedisUnsafe, Logger: log.With("seq", seq.Name, "coordinator", "redis")})
+		if err != nil {
+			return nil, err
+		}
+		co.mu.Lock()
+		if co.srcs == nil {
+			co.srcs = make(map[string]*redis.Source)
+		}
+		co.srcs[seq.Name] = src
+		co.mu.Unlock()
+		return src, nil
 	}
 	return co, nil
 }
@@ -236,30 +273,33 @@ func (co *coordinator) define(ctx context.Context, seqs []server.SequenceConfig)
 	return nil
 }
 
-// registerUnsafe exports floe_coordinator_unsafe, 1 while floed runs on a
-// coordinator that failed its safety check (--redis-unsafe).
+// registerUnsafe exports floe_coordinator_unsafe, 1 while the coordinator
+// fails its safety check, as last checked (see unsafeNow).
 func (co *coordinator) registerUnsafe(reg *prometheus.Registry) {
-	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "floe_coordinator_unsafe",
-		Help: "1 while floed runs on a coordinator that failed its safety check (--redis-unsafe): a coordinator crash or failover can then duplicate IDs.",
-	}, []string{"coordinator"})
-	v := 0.0
-	if len(co.unsafe) > 0 {
-		v = 1
-	}
-	g.WithLabelValues(co.backend).Set(v)
-	reg.MustRegister(g)
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name:        "floe_coordinator_unsafe",
+		Help:        "1 while the coordinator fails its safety check, at the start or since (a replica attached, AOF turned off): without --redis-unsafe its sequences stop issuing; with it, a coordinator crash or failover can duplicate IDs.",
+		ConstLabels: prometheus.Labels{"coordinator": co.backend},
+	}, func() float64 {
+		if len(co.unsafeNow()) > 0 {
+			return 1
+		}
+		return 0
+	}))
 }
 
 // warnUnsafe logs that the coordinator is unsafe, now and every
-// unsafeRepeat until ctx ends.
+// unsafeRepeat until ctx ends, with --redis-unsafe: whenever the server
+// fails the safety check, at the start or later.
 func (co *coordinator) warnUnsafe(ctx context.Context, log *slog.Logger) {
-	if len(co.unsafe) == 0 {
+	if !co.lenient {
 		return
 	}
 	warn := func() {
-		log.Warn("the redis server failed the safety check and --redis-unsafe is set: a redis crash, restart without AOF or failover can hand out a worker ID below IDs already issued, duplicating IDs",
-			"coordinator", co.backend, "reasons", co.unsafe)
+		if reasons := co.unsafeNow(); len(reasons) > 0 {
+			log.Warn("the redis server failed the safety check and --redis-unsafe is set: a redis crash, restart without AOF or failover can hand out a worker ID below IDs already issued, duplicating IDs",
+				"coordinator", co.backend, "reasons", reasons)
+		}
 	}
 	warn()
 	go func() {

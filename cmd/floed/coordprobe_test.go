@@ -21,9 +21,9 @@ import (
 // redisACL is a Redis ACL user limited to floed's keys and commands, as
 // the README suggests; its password is "s3cret".
 var redisACL = []string{
-	"--user", "floe", "on", ">s3cret", "~floe/*", "resetchannels", "-@all", "+@connection",
+	"--user", "floe", "on", ">s3cret", "~floe/*", "resetchannels", "&floe/*", "-@all", "+@connection",
 	"+info", "+config|get", "+eval", "+evalsha", "+get", "+set", "+del", "+exists", "+incr",
-	"+pexpire", "+hget", "+hset", "+hdel", "+hgetall",
+	"+pexpire", "+hget", "+hset", "+hdel", "+hgetall", "+publish", "+subscribe",
 }
 
 // secureRedis starts a Redis server that speaks TLS only, wants a client

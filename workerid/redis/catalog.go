@@ -25,7 +25,9 @@ type Catalog struct {
 var _ workerid.Catalog = (*Catalog)(nil)
 
 // NewCatalog returns the Catalog under prefix (DefaultPrefix if empty) on
-// the server behind rdb. The Sources it makes run Check.
+// the server behind rdb. The Sources it makes run CheckACL, with the
+// Catalog's own commands, and Check; a program that only creates and
+// destroys sequences can run CheckACL(ctx, rdb, prefix, true) itself.
 func NewCatalog(rdb *goredis.Client, prefix string) *Catalog {
 	if prefix == "" {
 		prefix = DefaultPrefix
@@ -162,7 +164,8 @@ func (c *Catalog) Source(ctx context.Context, seq workerid.Sequence, cfg Config)
 	}
 	gen := strconv.FormatInt(seq.Gen, 10)
 	cfg.Prefix = c.seqPrefix(seq.Name) + gen + "/"
-	cfg.seq = &seqRef{hash: c.hashKey(), name: seq.Name, gen: gen, usedKey: cfg.Prefix + "ids"}
+	cfg.seq = &seqRef{hash: c.hashKey(), name: seq.Name, gen: gen, usedKey: cfg.Prefix + "ids",
+		retired: c.retiredKey(), channel: c.channel()}
 	return NewSource(ctx, c.rdb, cfg)
 }
 

@@ -22,7 +22,10 @@ import (
 //     role:master and connected_slaves:0): replication is asynchronous, so
 //     a promoted replica can lack acknowledged reservations.
 //
-// NewSource runs Check unless Config.Unsafe is set.
+// NewSource runs Check, and a running Source runs it again at most every
+// TTL/3 (with its renewals and claims), so that a replica attached or AOF
+// turned off after the start ends its leases; Config.Unsafe runs on
+// regardless (see Source.Unsafe).
 func Check(ctx context.Context, rdb *goredis.Client) error {
 	reasons, err := unsafeReasons(ctx, rdb)
 	if err != nil {
@@ -34,52 +37,54 @@ func Check(ctx context.Context, rdb *goredis.Client) error {
 	return nil
 }
 
-// unsafeReasons returns the conditions of Check that fail. A command the
-// server refuses (disabled, renamed, not permitted) is a failed condition;
-// a network error is an error.
+// unsafeReasons returns the conditions of Check that fail, asking the
+// server in one round trip (a pipeline), since a running Source asks again
+// with its renewals. A command the server refuses (disabled, renamed, not
+// permitted) is a failed condition; a network error is an error.
 func unsafeReasons(ctx context.Context, rdb *goredis.Client) ([]string, error) {
-	var reasons []string
-
-	persistence, err := await(ctx, func(ctx context.Context) (string, error) {
-		return rdb.Info(ctx, "persistence").Result()
+	var persistence, replication *goredis.StringCmd
+	var fsync *goredis.MapStringStringCmd
+	_, err := await(ctx, func(ctx context.Context) ([]goredis.Cmder, error) {
+		return rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+			persistence = p.Info(ctx, "persistence")
+			fsync = p.ConfigGet(ctx, "appendfsync")
+			replication = p.Info(ctx, "replication")
+			return nil
+		})
 	})
-	switch {
+	if err != nil && !isRedisError(err) {
+		return nil, fmt.Errorf("floe: checking redis persistence and replication: %w", err)
+	}
+	var reasons []string
+	switch info, err := persistence.Result(); {
 	case isRedisError(err):
 		reasons = append(reasons, fmt.Sprintf("INFO persistence is refused (%v), so AOF cannot be checked: allow INFO", err))
 	case err != nil:
 		return nil, fmt.Errorf("floe: checking redis persistence: %w", err)
 	default:
-		if v := infoField(persistence, "aof_enabled"); v != "1" {
+		if v := infoField(info, "aof_enabled"); v != "1" {
 			reasons = append(reasons, fmt.Sprintf("AOF is off (aof_enabled:%s), so a restart loses every reservation: set appendonly yes", v))
 		}
 	}
-
-	fsync, err := await(ctx, func(ctx context.Context) (map[string]string, error) {
-		return rdb.ConfigGet(ctx, "appendfsync").Result()
-	})
-	switch {
+	switch conf, err := fsync.Result(); {
 	case isRedisError(err):
 		reasons = append(reasons, fmt.Sprintf("CONFIG is disabled or renamed (%v), so appendfsync cannot be checked: allow CONFIG GET, with appendfsync always", err))
 	case err != nil:
 		return nil, fmt.Errorf("floe: checking redis appendfsync: %w", err)
 	default:
-		if v := fsync["appendfsync"]; v != "always" {
+		if v := conf["appendfsync"]; v != "always" {
 			reasons = append(reasons, fmt.Sprintf("appendfsync is %q, so a crash can lose reservations already acknowledged: set appendfsync always", v))
 		}
 	}
-
-	replication, err := await(ctx, func(ctx context.Context) (string, error) {
-		return rdb.Info(ctx, "replication").Result()
-	})
-	switch {
+	switch info, err := replication.Result(); {
 	case isRedisError(err):
 		reasons = append(reasons, fmt.Sprintf("INFO replication is refused (%v), so replicas cannot be checked: allow INFO", err))
 	case err != nil:
 		return nil, fmt.Errorf("floe: checking redis replication: %w", err)
 	default:
-		if role := infoField(replication, "role"); role != "master" {
+		if role := infoField(info, "role"); role != "master" {
 			reasons = append(reasons, fmt.Sprintf("the server is a replica (role:%s), and replication is asynchronous: use a primary without replicas", role))
-		} else if n := infoField(replication, "connected_slaves"); n != "0" {
+		} else if n := infoField(info, "connected_slaves"); n != "0" {
 			reasons = append(reasons, fmt.Sprintf("the primary has replicas (connected_slaves:%s), and replication is asynchronous, so a promoted replica can lack reservations already acknowledged: remove the replicas", n))
 		}
 	}

@@ -14,6 +14,20 @@
 -- The retired tick is the highest of each worker ID's reservation R, or of
 -- its last tick when it was released cleanly and is not held. Ticks are
 -- compared as decimal strings (no leading zeros): Lua numbers are doubles.
+--
+-- Order of the writes (Redis does not roll a script back when a command
+-- fails, so each prefix of them must be safe and retrying must finish):
+--   1. HSET the retired generation, before anything is deleted;
+--   2. HDEL the sequence: from here no claim or reservation of the
+--      generation succeeds (claim.lua and reserve.lua check it), so no
+--      holder raises R above the retired tick;
+--   3. DEL the worker IDs' keys, the count of worker IDs ("ids") last;
+--   4. PUBLISH the name.
+-- A retry after step 2 finds the sequence gone but the retired generation's
+-- "ids" key still there, and finishes steps 3 and 4. (A generation that
+-- reserved nothing records no retired generation; if its destroy stops
+-- after step 2, its fence keys and "ids" stay behind, harmless: nothing
+-- claims or reserves under a generation the catalog no longer has.)
 
 local function above(a, b)
   if #a ~= #b then
@@ -22,14 +36,32 @@ local function above(a, b)
   return a > b
 end
 
+-- clean deletes the keys of generation gen and announces the name.
+local function clean(gen)
+  local p = ARGV[2] .. gen .. '/'
+  local n = tonumber(redis.call('GET', p .. 'ids') or '0')
+  for id = 0, n - 1 do
+    redis.call('DEL', p .. 'workers/' .. id, p .. 'fence/' .. id, p .. 'reserved/' .. id)
+  end
+  redis.call('DEL', p .. 'ids')
+  redis.call('PUBLISH', ARGV[3], ARGV[1])
+end
+
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if not cur then
+  -- A destroy that stopped after step 2: finish it.
+  local old = redis.call('HGET', KEYS[2], ARGV[1])
+  local gen = old and string.match(old, '^(%d+) ')
+  if gen and redis.call('EXISTS', ARGV[2] .. gen .. '/ids') == 1 then
+    clean(gen)
+    return 1
+  end
   return 0
 end
 local gen, spec = string.match(cur, '^(%d+) (.*)$')
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('PUBLISH', ARGV[3], ARGV[1])
 if not gen then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('PUBLISH', ARGV[3], ARGV[1])
   return 1
 end
 local p = ARGV[2] .. gen .. '/'
@@ -49,10 +81,10 @@ for id = 0, n - 1 do
       end
     end
   end
-  redis.call('DEL', p .. 'workers/' .. id, p .. 'fence/' .. id, p .. 'reserved/' .. id)
 end
-redis.call('DEL', p .. 'ids')
 if top ~= '0' then
   redis.call('HSET', KEYS[2], ARGV[1], gen .. ' ' .. top .. ' ' .. spec)
 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+clean(gen)
 return 1

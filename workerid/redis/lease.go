@@ -111,8 +111,9 @@ func (l *lease) left() (time.Duration, time.Time) {
 
 // renew extends the owner key every TTL/3, and TTL/retryDivisor after a
 // failure, and moves the local deadline to the send time of each renewal
-// that succeeded plus the TTL. Past the deadline, or when the owner key
-// holds another token, the lease is lost.
+// that succeeded plus the TTL. Past the deadline, when the owner key holds
+// another token, or when the server became unsafe (Source.recheck), the
+// lease is lost.
 func (l *lease) renew() {
 	defer close(l.exited)
 	cfg := l.src.cfg
@@ -160,7 +161,14 @@ loop:
 				l.deadline = d
 			}
 			l.mu.Unlock()
-			wait = every
+			// The safety check's time comes out of the wait, so that a
+			// slow answer does not push the next renewal later.
+			checking := time.Now()
+			if err := l.src.recheck(l.ctx); err != nil {
+				l.lose(err)
+				break loop
+			}
+			wait = max(every-time.Since(checking), retry)
 		}
 	}
 	l.mu.Lock()
@@ -202,13 +210,18 @@ func (l *lease) Reserve(ctx context.Context, tick uint64) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, min(l.src.cfg.Timeout, left))
 	defer cancel()
+	args := []any{l.token, formatTick(tick), l.src.cfg.Owner, "", "", ""}
+	if q := l.src.cfg.seq; q != nil {
+		args[3], args[4], args[5] = q.hash, q.name, q.gen
+	}
 	ok, err := await(rctx, func(ctx context.Context) (int64, error) {
-		return reserveScript.Run(ctx, l.src.rdb, []string{l.ownerKey, l.resKey},
-			l.token, formatTick(tick), l.src.cfg.Owner).Int64()
+		return reserveScript.Run(ctx, l.src.rdb, []string{l.ownerKey, l.resKey}, args...).Int64()
 	})
 	switch {
 	case err != nil:
 		return l.lose(fmt.Errorf("reserving up to tick %d: %w", tick, scriptError(err)))
+	case ok == -2:
+		return l.lose(fmt.Errorf("%w: sequence %s (generation %s) was destroyed", workerid.ErrNotFound, l.src.cfg.seq.name, l.src.cfg.seq.gen))
 	case ok != 1:
 		return l.lose(ErrNotOwner)
 	}

@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -54,7 +56,8 @@ type Config struct {
 	// --redis-unsafe): a server without AOF, with appendfsync other than
 	// always, or with replicas can lose reservations it acknowledged, and
 	// then hand out a worker ID with a floor below ticks already issued.
-	// Source.Unsafe reports the reasons.
+	// It also keeps the leases running when the server becomes unsafe
+	// later. Source.Unsafe reports the reasons.
 	Unsafe bool
 
 	seq *seqRef // set by Catalog.Source: the sequence the worker IDs are of
@@ -64,24 +67,35 @@ type Config struct {
 // claim checks that it still exists.
 type seqRef struct {
 	hash, name, gen, usedKey string
+	retired, channel         string // the Catalog's, for CheckACL
 }
 
 // Source claims worker IDs from a Redis server: an owner key with a TTL
 // per held ID, a fence counter and a reservation per ID, changed only by
 // Lua scripts. It is safe for concurrent use.
 type Source struct {
-	rdb    *goredis.Client // immutable
-	cfg    Config          // immutable, defaults applied
-	unsafe []string        // immutable: the failed conditions of Check
+	rdb *goredis.Client // immutable
+	cfg Config          // immutable, defaults applied
+
+	mu      sync.Mutex
+	unsafe  []string  // guarded by mu: the failed conditions of Check, as last checked
+	checked time.Time // guarded by mu: when the last check started, on cfg.Clock
 }
 
 // NewSource returns a Source of cfg.IDs worker IDs on the server behind
-// rdb. It runs Check first and refuses an unsafe server with an
+// rdb. It runs CheckACL first, and refuses with a *PermissionError a user
+// who may not run every command of its scripts. It runs Check next and refuses an unsafe server with an
 // *UnsafeError, unless cfg.Unsafe is set; then it logs a warning and
 // Source.Unsafe reports why.
 func NewSource(ctx context.Context, rdb *goredis.Client, cfg Config) (*Source, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
+	}
+	if ok, err := checkACL(ctx, rdb, cfg.Prefix, cfg.seq); err != nil {
+		return nil, err
+	} else if !ok {
+		cfg.Logger.Warn("redis server before 7.0: cannot check that the user may run every command floe's scripts run",
+			"redis_addr", rdb.Options().Addr)
 	}
 	reasons, err := unsafeReasons(ctx, rdb)
 	if err != nil {
@@ -94,7 +108,51 @@ func NewSource(ctx context.Context, rdb *goredis.Client, cfg Config) (*Source, e
 		cfg.Logger.Warn("redis server is unsafe for worker IDs; running anyway",
 			"redis_addr", rdb.Options().Addr, "reasons", reasons, "key_prefix", cfg.Prefix)
 	}
-	return &Source{rdb: rdb, cfg: cfg, unsafe: reasons}, nil
+	return &Source{rdb: rdb, cfg: cfg, unsafe: reasons, checked: cfg.Clock.Now()}, nil
+}
+
+// recheck runs Check's conditions again unless they were checked less than
+// TTL/3 ago, so that a server made unsafe after the start (AOF turned off,
+// a replica attached) is noticed while leases run: every lease's renewal
+// and every Claim call it. It returns an *UnsafeError when the server
+// fails a condition and Config.Unsafe is not set, else nil; a server that
+// cannot be asked keeps the last answer (the renewal deals with that). It
+// logs each change of the reasons.
+func (s *Source) recheck(ctx context.Context) error {
+	now := s.cfg.Clock.Now()
+	s.mu.Lock()
+	due := now.Sub(s.checked) >= s.cfg.TTL/3
+	if due {
+		s.checked = now
+	}
+	reasons := s.unsafe
+	s.mu.Unlock()
+	if due {
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+		got, err := unsafeReasons(ctx, s.rdb)
+		cancel()
+		if err == nil {
+			s.mu.Lock()
+			changed := !slices.Equal(s.unsafe, got)
+			s.unsafe, reasons = got, got
+			s.mu.Unlock()
+			switch {
+			case changed && len(got) > 0 && s.cfg.Unsafe:
+				s.cfg.Logger.Warn("redis server is unsafe for worker IDs; running anyway",
+					"redis_addr", s.rdb.Options().Addr, "reasons", got, "key_prefix", s.cfg.Prefix)
+			case changed && len(got) > 0:
+				s.cfg.Logger.Error("redis server became unsafe for worker IDs; its leases end and no worker ID is claimed until it is safe again",
+					"redis_addr", s.rdb.Options().Addr, "reasons", got, "key_prefix", s.cfg.Prefix)
+			case changed:
+				s.cfg.Logger.Info("redis server is safe for worker IDs again",
+					"redis_addr", s.rdb.Options().Addr, "key_prefix", s.cfg.Prefix)
+			}
+		}
+	}
+	if len(reasons) > 0 && !s.cfg.Unsafe {
+		return &UnsafeError{Addr: s.rdb.Options().Addr, Reasons: reasons}
+	}
+	return nil
 }
 
 func (c *Config) setDefaults() error {
@@ -135,17 +193,29 @@ func (c *Config) setDefaults() error {
 	return nil
 }
 
-// Unsafe returns the conditions of Check the server failed when the Source
-// started with Config.Unsafe; none when it is safe.
-func (s *Source) Unsafe() []string { return append([]string(nil), s.unsafe...) }
+// Unsafe returns the conditions of Check the server failed when they were
+// last checked (at the start, then at most every TTL/3 while a lease runs
+// or a claim is made); none when it is safe. Without Config.Unsafe a
+// server that fails them ends every lease of the Source with an
+// *UnsafeError (workerid.LeaseLostError's Err) and Claim refuses with one,
+// until it is safe again.
+func (s *Source) Unsafe() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.unsafe...)
+}
 
 // Claim takes a free worker ID: the one its owner held last if it is free,
 // else the first free one from a random offset, by one script that also
 // sets the owner key, raises the fence and clears the last tick of a clean
 // release. It returns an error wrapping workerid.ErrExhausted when every ID
-// is held, and one wrapping workerid.ErrNotFound when the Source's catalog
-// sequence was destroyed.
+// is held, one wrapping workerid.ErrNotFound when the Source's catalog
+// sequence was destroyed, and one wrapping an *UnsafeError when the server
+// became unsafe (see Unsafe).
 func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
+	if err := s.recheck(ctx); err != nil {
+		return nil, fmt.Errorf("floe: claiming a worker ID under %s: %w", s.cfg.Prefix, err)
+	}
 	var b [16]byte
 	crand.Read(b[:])
 	token := hex.EncodeToString(b[:]) + ":" + s.cfg.Owner
