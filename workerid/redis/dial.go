@@ -39,7 +39,9 @@ type TLSFileError struct {
 	Err error
 }
 
-func (e *TLSFileError) Error() string { return "floe: redis TLSFiles." + e.Field + ": " + e.Err.Error() }
+func (e *TLSFileError) Error() string {
+	return "floe: redis TLSFiles." + e.Field + ": " + e.Err.Error()
+}
 
 // Unwrap returns Err.
 func (e *TLSFileError) Unwrap() error { return e.Err }
