@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -178,4 +179,38 @@ func Dial(ctx context.Context, cfg clientv3.Config) (*clientv3.Client, error) {
 		return nil, fmt.Errorf("etcd %s: no reply within %v: %w", eps, cfg.DialTimeout, err)
 	}
 	return nil, fmt.Errorf("etcd %s: %w", eps, err)
+}
+
+// explainTimeout bounds the probes of explain: the request that failed
+// has waited already.
+const explainTimeout = time.Second
+
+// explain adds to err, the error of a request on cli, why cli's endpoints
+// do not answer, when err is a deadline's and a probe finds a cause that
+// does not depend on the client's TLS configuration, which the client
+// does not tell: a refused connection, or a server that takes it and
+// never answers. The result still matches err, and the causes'
+// *EndpointError.
+func explain(cli *clientv3.Client, err error) error {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var plain []string // the endpoints probed without TLS
+	for _, ep := range cli.Endpoints() {
+		if !strings.Contains(ep, "://") || strings.HasPrefix(ep, "http://") {
+			plain = append(plain, ep)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), explainTimeout)
+	defer cancel()
+	var found []error
+	for _, perr := range ProbeAll(ctx, plain, nil) {
+		if errors.Is(perr, ErrUnreachable) || errors.Is(perr, ErrNoReply) {
+			found = append(found, perr)
+		}
+	}
+	if len(found) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, errors.Join(found...))
 }

@@ -143,7 +143,7 @@ func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
 	g, err := s.cli.Grant(rctx, int64(s.ttl/time.Second))
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("floe: granting an etcd lease: %w", err)
+		return nil, fmt.Errorf("floe: granting an etcd lease: %w", explain(s.cli, err))
 	}
 	l, err := s.claim(ctx, g.ID, sent)
 	if err != nil {
