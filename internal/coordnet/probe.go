@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// Timeout bounds one address's probe: connecting, the TLS handshake and
-// the server's first reply. It matches the clients' dial timeout.
+// Timeout is the default bound of one address's probe: connecting, the
+// TLS handshake and the server's first reply. It matches the clients'
+// dial timeout.
 const Timeout = 5 * time.Second
 
 // Kind is why a probe failed.
@@ -51,6 +52,8 @@ type Probe struct {
 	Reply func([]byte) bool
 	// Name names the protocol in an error: "etcd (gRPC over HTTP/2)".
 	Name string
+	// Timeout bounds the probe; zero means Timeout.
+	Timeout time.Duration
 }
 
 // Error is a failed probe: its Kind and the cause, described.
@@ -63,9 +66,12 @@ func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Run returns nil when the server took the connection and answered in
-// its protocol, else an *Error. ctx bounds it, and so does Timeout.
+// its protocol, else an *Error. ctx bounds it, and so does p.Timeout.
 func (p Probe) Run(ctx context.Context) error {
-	wait := Timeout
+	wait := p.Timeout
+	if wait <= 0 {
+		wait = Timeout
+	}
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		wait = max(time.Until(dl), 0)
 	}

@@ -17,7 +17,7 @@ import (
 
 // ProbeTimeout bounds Probe on one endpoint: connecting, the TLS handshake
 // and the server's first reply.
-const ProbeTimeout = coordnet.Timeout
+const ProbeTimeout = 5 * time.Second
 
 // h2Hello is the HTTP/2 preface with an empty SETTINGS frame: etcd's gRPC
 // port answers it at once with its own SETTINGS frame.
@@ -104,7 +104,7 @@ var causes = map[coordnet.Kind]error{
 // system's roots). Unix sockets are not probed.
 func Probe(ctx context.Context, endpoint string, tlsCfg *tls.Config) error {
 	p := coordnet.Probe{Addr: endpoint, TLS: tlsCfg, ALPN: []string{"h2"}, Hello: h2Hello,
-		Name: "etcd (gRPC over HTTP/2)", Reply: isH2Frame}
+		Name: "etcd (gRPC over HTTP/2)", Reply: isH2Frame, Timeout: ProbeTimeout}
 	switch {
 	case strings.HasPrefix(endpoint, "unix:") || strings.HasPrefix(endpoint, "unixs:"):
 		return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -14,7 +15,7 @@ import (
 
 // ProbeTimeout bounds Probe: connecting, the TLS handshake and the
 // server's first reply.
-const ProbeTimeout = coordnet.Timeout
+const ProbeTimeout = 5 * time.Second
 
 // TLSFiles names the PEM files of a TLS connection to Redis. Each may be
 // empty: TLSConfig(TLSFiles{}) is TLS with the system's roots.
@@ -92,7 +93,7 @@ var causes = map[coordnet.Kind]error{
 // answered). It returns nil, or an *EndpointError naming the address and
 // the cause. ctx and ProbeTimeout bound it.
 func Probe(ctx context.Context, addr string, tlsCfg *tls.Config) error {
-	p := coordnet.Probe{Addr: addr, TLS: tlsCfg, Hello: []byte("PING\r\n"), Name: "redis (RESP)",
+	p := coordnet.Probe{Addr: addr, TLS: tlsCfg, Hello: []byte("PING\r\n"), Name: "redis (RESP)", Timeout: ProbeTimeout,
 		Reply: func(b []byte) bool { return b[0] == '+' || b[0] == '-' }}
 	err := p.Run(ctx)
 	if pe, ok := errors.AsType[*coordnet.Error](err); ok {
