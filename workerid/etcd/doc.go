@@ -74,7 +74,6 @@
 // (refused, a certificate not trusted or refused, a plain or a TLS port, no
 // reply, not etcd), matching a sentinel such as ErrUnreachable or
 // ErrNoReply. TLSConfig reads the CA, client certificate and key files of
-// clientv3.Config.TLS. With a client of one's own, a Catalog request or a
-// claim that fails at its deadline names the endpoints that refuse or
-// never answer.
+// clientv3.Config.TLS. With a client of one's own, a Catalog request that
+// fails at its deadline names the endpoints that refuse or never answer.
 package etcd

@@ -147,7 +147,7 @@ func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
 	g, err := s.cli.Grant(rctx, int64(s.ttl/time.Second))
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("floe: granting an etcd lease: %w", explain(s.cli, err))
+		return nil, fmt.Errorf("floe: granting an etcd lease: %w", err)
 	}
 	l, err := s.claim(ctx, g.ID, sent)
 	if err != nil {
