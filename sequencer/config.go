@@ -37,6 +37,16 @@ type Config struct {
 	// Sources returns the Source of a catalog's sequence generation (for
 	// example a closure over etcd.Catalog.Source). Required with a Catalog
 	// and no Source.
+	//
+	// A coordinator's Source names its process by its Owner
+	// (etcd.Config.Owner, redis.Config.Owner), and a claim prefers the
+	// worker ID its Owner held last: give each process a unique, stable
+	// Owner (its pod's name, or the host name with the service's name or
+	// port). The default, the host name, makes processes on one host
+	// compete for one preferred worker ID. Reach the coordinator with
+	// etcd.Dial or redis.Dial, which name an endpoint that refuses, fails
+	// TLS or never answers, and why, where a client of one's own reports
+	// only its deadline.
 	Sources func(workerid.Sequence) (workerid.Source, error)
 	// Generation is the catalog generation that Source serves, when the
 	// caller has already defined the sequence in Catalog: Open then does

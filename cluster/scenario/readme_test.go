@@ -4,13 +4,18 @@ package scenario_test
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/cluster/floedproc"
@@ -148,4 +153,99 @@ func buildFloe(t *testing.T, root string) string {
 		t.Fatalf("building floe: %v\n%s", err, b)
 	}
 	return out
+}
+
+// TestScenario_READMESequencer compiles and runs the README's sequencer
+// program as written, against a real etcd in place of the README's
+// endpoint: it must handle every error (no blank identifier where an
+// error goes), print an ID, and leave the sequence destroyed with its
+// retired tick.
+func TestScenario_READMESequencer(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	src := readmeGoBlock(t, filepath.Join(root, "README.md"), "## Sequencers inside your process (`sequencer`)")
+	for _, ignored := range []string{", _ :=", ", _ =", "\t_ =", "\t_ :="} {
+		if strings.Contains(src, ignored) {
+			t.Errorf("README: the sequencer program ignores a value with %q: handle each error", ignored)
+		}
+	}
+	const readmeEndpoint = `"etcd-0:2379"`
+	if !strings.Contains(src, readmeEndpoint) || !strings.Contains(src, "package main") {
+		t.Fatalf("README: the sequencer program is not a main package dialling %s:\n%s", readmeEndpoint, src)
+	}
+	ec := etcdtest.Start(t, 1)
+	src = strings.ReplaceAll(src, readmeEndpoint, `"`+ec.Endpoints()[0]+`"`)
+
+	// Inside the cluster module, whose go.mod has the program's modules;
+	// testdata keeps it out of ./... while the test runs.
+	clusterDir := filepath.Join(root, "cluster")
+	testdata := filepath.Join(clusterDir, "scenario", "testdata")
+	if err := os.MkdirAll(testdata, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(testdata, "readme-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.RemoveAll(dir)
+		os.Remove(testdata) // only if empty
+	})
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(clusterDir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(t.TempDir(), "readme")
+	build := exec.Command("go", "build", "-o", exe, "./"+filepath.ToSlash(rel))
+	build.Dir = clusterDir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("README: the sequencer program does not build: %v\n%s\n%s", err, out, src)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, exe).CombinedOutput()
+	if err != nil {
+		t.Fatalf("README: the sequencer program failed: %v\n%s", err, out)
+	}
+	if _, err := strconv.ParseUint(strings.TrimSpace(string(out)), 10, 64); err != nil {
+		t.Errorf("README: the sequencer program printed %q, want one ID", out)
+	}
+	cli := ec.Client(t)
+	resp, err := cli.Get(ctx, "/floe/v1/prod/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, kv := range resp.Kvs {
+		keys = append(keys, string(kv.Key))
+	}
+	if want := []string{"/floe/v1/prod/retired/orders"}; !slices.Equal(keys, want) {
+		t.Errorf("etcd keys after the program: %q, want %q (the sequence destroyed, its retired tick kept)", keys, want)
+	}
+}
+
+// readmeGoBlock returns the first go code block after the heading in the
+// README at path.
+func readmeGoBlock(t *testing.T, path, heading string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("%s: no heading %q", path, heading)
+	}
+	_, block, ok := strings.Cut(after, "\n```go\n")
+	if !ok {
+		t.Fatalf("%s: no go block after %q", path, heading)
+	}
+	block, _, ok = strings.Cut(block, "\n```\n")
+	if !ok {
+		t.Fatalf("%s: an unterminated go block after %q", path, heading)
+	}
+	return block + "\n"
 }

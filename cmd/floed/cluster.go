@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -145,9 +146,8 @@ func (c *Config) connectEtcd(ctx context.Context, log *slog.Logger, clock floe.C
 
 func (c *Config) connectRedis(ctx context.Context, log *slog.Logger, clock floe.Clock) (*coordinator, error) {
 	log.Info("connecting to the coordinator", "coordinator", "redis", "endpoints", c.Redis, "tls", c.redisTLS != nil, "user", c.RedisUser)
-	p := probe{coord: "redis", addr: c.Redis, tls: c.redisTLS, hello: redisHello}
-	if err := p.run(ctx); err != nil {
-		return nil, err
+	if err := redis.Probe(ctx, c.Redis, c.redisTLS); err != nil {
+		return nil, c.probeHint("redis", c.redisTLS, err)
 	}
 	rdb := goredis.NewClient(&goredis.Options{
 		Addr:        c.Redis,
@@ -198,6 +198,59 @@ func (c *Config) connectRedis(ctx context.Context, log *slog.Logger, clock floe.
 		return src, nil
 	}
 	return co, nil
+}
+
+// probeEtcd probes every endpoint at once (etcd.ProbeAll). It fails only
+// when none takes the connection, with every endpoint's cause; the ones
+// that fail while another works are logged, since the client works
+// without them.
+func (c *Config) probeEtcd(ctx context.Context, log *slog.Logger) error {
+	var failed []error
+	for _, err := range etcd.ProbeAll(ctx, c.Etcd, c.etcdTLS) {
+		if err != nil {
+			failed = append(failed, c.probeHint("etcd", c.etcdTLS, err))
+		}
+	}
+	if len(failed) == len(c.Etcd) {
+		return errors.Join(failed...)
+	}
+	for _, err := range failed {
+		log.Warn("an etcd endpoint is out of reach; going on with the others", "coordinator", "etcd", "err", err)
+	}
+	return nil
+}
+
+// probeHint adds to the error of a coordinator's probe the flags that
+// fix its cause. coord is "etcd" or "redis", the flags' prefix; cfg is
+// the TLS configuration of the flags.
+func (c *Config) probeHint(coord string, cfg *tls.Config, err error) error {
+	tlsOn, tlsOff := "set --redis-tls or --redis-ca", "drop --redis-tls, --redis-ca, --redis-cert and --redis-key"
+	if coord == "etcd" {
+		tlsOn, tlsOff = "set --etcd-ca, or use an https:// endpoint", "drop --etcd-ca, --etcd-cert and --etcd-key, or use an http:// endpoint"
+	}
+	certHint := fmt.Sprintf("it may want a client certificate: set --%s-cert and --%s-key", coord, coord)
+	if cfg != nil && len(cfg.Certificates) > 0 {
+		certHint = fmt.Sprintf("check --%s-cert and --%s-key: the server must trust the CA that signed the certificate", coord, coord)
+	}
+	var hint string
+	switch {
+	case errors.Is(err, etcd.ErrNotTrusted) || errors.Is(err, redis.ErrNotTrusted):
+		hint = fmt.Sprintf("set --%s-ca to the CA that signed it", coord)
+		if cfg != nil && cfg.RootCAs != nil {
+			hint = fmt.Sprintf("is --%s-ca the CA that signed it?", coord)
+		}
+	case errors.Is(err, etcd.ErrCertRefused) || errors.Is(err, redis.ErrCertRefused):
+		hint = certHint
+	case errors.Is(err, etcd.ErrTLSRequired) || errors.Is(err, redis.ErrTLSRequired):
+		hint = "if so, " + tlsOn
+	case errors.Is(err, etcd.ErrNotTLS) || errors.Is(err, redis.ErrNotTLS):
+		hint = "if so, " + tlsOff
+	case cfg != nil && (errors.Is(err, etcd.ErrNoReply) || errors.Is(err, redis.ErrNoReply)):
+		hint = "to connect without TLS: " + tlsOff
+	default:
+		return err
+	}
+	return fmt.Errorf("%w (%s)", err, hint)
 }
 
 // etcdErr describes an error of the etcd client at the start: a refused

@@ -126,7 +126,7 @@ func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Seque
 		Else(clientv3.OpGet(key), clientv3.OpGet(c.retiredKey(name))).
 		Commit()
 	if err != nil {
-		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %q: %w", name, err)
+		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %q: %w", name, explain(c.cli, err))
 	}
 	retired, err := c.decodeRetired(name, resp.Responses[1].GetResponseRange().GetKvs())
 	if err != nil {
@@ -160,7 +160,7 @@ func (c *Catalog) Get(ctx context.Context, name string) (workerid.Sequence, erro
 	defer cancel()
 	resp, err := c.cli.Txn(rctx).Then(clientv3.OpGet(c.key(name)), clientv3.OpGet(c.retiredKey(name))).Commit()
 	if err != nil {
-		return workerid.Sequence{}, fmt.Errorf("floe: reading sequence %q: %w", name, err)
+		return workerid.Sequence{}, fmt.Errorf("floe: reading sequence %q: %w", name, explain(c.cli, err))
 	}
 	kvs := resp.Responses[0].GetResponseRange().GetKvs()
 	if len(kvs) == 0 {
@@ -184,7 +184,7 @@ func (c *Catalog) List(ctx context.Context) ([]workerid.Sequence, error) {
 	prefix := c.prefix + "sequences/"
 	resp, err := c.cli.Get(rctx, prefix, clientv3.WithPrefix(), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
 	if err != nil {
-		return nil, fmt.Errorf("floe: listing sequences: %w", err)
+		return nil, fmt.Errorf("floe: listing sequences: %w", explain(c.cli, err))
 	}
 	seqs := make([]workerid.Sequence, 0, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
@@ -213,7 +213,7 @@ func (c *Catalog) Destroy(ctx context.Context, name string) error {
 	for {
 		resp, err := c.cli.Get(rctx, key)
 		if err != nil {
-			return fmt.Errorf("floe: destroying sequence %q: %w", name, err)
+			return fmt.Errorf("floe: destroying sequence %q: %w", name, explain(c.cli, err))
 		}
 		if len(resp.Kvs) == 0 {
 			return fmt.Errorf("%w: %q", workerid.ErrNotFound, name)
@@ -226,11 +226,11 @@ func (c *Catalog) Destroy(ctx context.Context, name string) error {
 		ids := c.idPrefix(name, kv.CreateRevision)
 		all, err := c.cli.Get(rctx, ids, clientv3.WithPrefix())
 		if err != nil {
-			return fmt.Errorf("floe: destroying sequence %q: %w", name, err)
+			return fmt.Errorf("floe: destroying sequence %q: %w", name, explain(c.cli, err))
 		}
 		top, err := retiredTick(ids, all.Kvs)
 		if err != nil {
-			return fmt.Errorf("floe: destroying sequence %q: %w", name, err)
+			return fmt.Errorf("floe: destroying sequence %q: %w", name, explain(c.cli, err))
 		}
 		ops := []clientv3.Op{clientv3.OpDelete(key), clientv3.OpDelete(ids, clientv3.WithPrefix())}
 		if top != 0 {
@@ -245,7 +245,7 @@ func (c *Catalog) Destroy(ctx context.Context, name string) error {
 			).
 			Then(ops...).Commit()
 		if err != nil {
-			return fmt.Errorf("floe: destroying sequence %q: %w", name, err)
+			return fmt.Errorf("floe: destroying sequence %q: %w", name, explain(c.cli, err))
 		}
 		if tx.Succeeded {
 			return nil

@@ -62,4 +62,18 @@
 // the etcd lease is revoked, best effort, so the ID is free at once. A
 // renewal never proves ownership for Reserve; only the fenced transaction
 // does.
+//
+// # Connecting
+//
+// The etcd client retries an endpoint that refuses the connection or fails
+// the TLS handshake in the background, and reports only its deadline:
+// "context deadline exceeded". Dial probes each endpoint first (Probe: TCP,
+// the TLS handshake with the client's configuration, and a first reply in
+// etcd's protocol, within ProbeTimeout) and, when none takes the
+// connection, returns each one's *EndpointError: the address and the cause
+// (refused, a certificate not trusted or refused, a plain or a TLS port, no
+// reply, not etcd), matching a sentinel such as ErrUnreachable or
+// ErrNoReply. TLSConfig reads the CA, client certificate and key files of
+// clientv3.Config.TLS. With a client of one's own, a Catalog request that
+// fails at its deadline names the endpoints that refuse or never answer.
 package etcd

@@ -17,3 +17,26 @@ var (
 	// holds. A claim that reads one fails rather than guess a floor.
 	ErrCorrupt = errors.New("floe: corrupt value in etcd")
 )
+
+// The causes of an *EndpointError, which matches the one that applies.
+var (
+	// ErrUnreachable: no connection to the endpoint (refused, no route,
+	// a DNS error).
+	ErrUnreachable = errors.New("floe: etcd endpoint out of reach")
+	// ErrNotTrusted: the server's certificate does not verify against the
+	// tls.Config's RootCAs (TLSFiles.CA), or the system's.
+	ErrNotTrusted = errors.New("floe: etcd server certificate not trusted")
+	// ErrCertRefused: the server refused the client's certificate, or the
+	// lack of one (TLSFiles.Cert and Key).
+	ErrCertRefused = errors.New("floe: etcd server refused the client certificate")
+	// ErrNotTLS: the client speaks TLS to a plain port.
+	ErrNotTLS = errors.New("floe: etcd endpoint does not speak TLS")
+	// ErrTLSRequired: the client speaks plain TCP to a TLS port.
+	ErrTLSRequired = errors.New("floe: etcd endpoint wants TLS")
+	// ErrNoReply: the server took the connection and did not answer
+	// within the probe's bound.
+	ErrNoReply = errors.New("floe: etcd endpoint does not answer")
+	// ErrNotEtcd: the server answered, not in etcd's protocol (gRPC over
+	// HTTP/2).
+	ErrNotEtcd = errors.New("floe: not an etcd endpoint")
+)

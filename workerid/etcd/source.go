@@ -31,8 +31,12 @@ type Config struct {
 	TTL time.Duration
 	// RequestTimeout bounds each etcd request. Default TTL/3.
 	RequestTimeout time.Duration
-	// Owner names this host in the owner keys and reservations; a claim
-	// prefers the worker ID this Owner held last. Default os.Hostname().
+	// Owner names this process in the owner keys and reservations; a claim
+	// prefers the worker ID this Owner held last. Give each process a
+	// unique, stable name (its pod's name, or the host name with the
+	// service's name or port), so that a restart takes its own worker ID
+	// back. Default os.Hostname(): processes on one host then share one
+	// name and compete for one preferred worker ID.
 	Owner string
 	// Clock tells the time of the local lease deadline. Default
 	// floe.MonotonicClock.

@@ -62,3 +62,25 @@ func scriptError(err error) error {
 	}
 	return err
 }
+
+// The causes of an *EndpointError, which matches the one that applies.
+var (
+	// ErrUnreachable: no connection to the server (refused, no route, a
+	// DNS error).
+	ErrUnreachable = errors.New("floe: redis server out of reach")
+	// ErrNotTrusted: the server's certificate does not verify against the
+	// tls.Config's RootCAs (TLSFiles.CA), or the system's.
+	ErrNotTrusted = errors.New("floe: redis server certificate not trusted")
+	// ErrCertRefused: the server refused the client's certificate, or the
+	// lack of one (TLSFiles.Cert and Key).
+	ErrCertRefused = errors.New("floe: redis server refused the client certificate")
+	// ErrNotTLS: the client speaks TLS to a plain port.
+	ErrNotTLS = errors.New("floe: redis port does not speak TLS")
+	// ErrTLSRequired: the client speaks plain TCP to a TLS port.
+	ErrTLSRequired = errors.New("floe: redis port wants TLS")
+	// ErrNoReply: the server took the connection and did not answer
+	// within the probe's bound.
+	ErrNoReply = errors.New("floe: redis server does not answer")
+	// ErrNotRedis: the server answered, not in Redis's protocol (RESP).
+	ErrNotRedis = errors.New("floe: not a redis server")
+)

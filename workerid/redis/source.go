@@ -42,9 +42,13 @@ type Config struct {
 	TTL time.Duration
 	// Timeout bounds each request to Redis. Default TTL/3, at most TTL.
 	Timeout time.Duration
-	// Owner names this host in the owner token and the reservation, so a
-	// claim prefers the worker ID its owner held last. Default the host
-	// name; at most 255 bytes of UTF-8.
+	// Owner names this process in the owner token and the reservation, so
+	// a claim prefers the worker ID its owner held last. Give each process
+	// a unique, stable name (its pod's name, or the host name with the
+	// service's name or port), so that a restart takes its own worker ID
+	// back. Default the host name: processes on one host then share one
+	// name and compete for one preferred worker ID. At most 255 bytes of
+	// UTF-8.
 	Owner string
 	// Clock measures the lease's local deadline. Default
 	// floe.MonotonicClock.

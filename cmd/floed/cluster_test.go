@@ -5,10 +5,13 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -235,5 +238,86 @@ func TestE2E_RedisTLS(t *testing.T) {
 	}
 	if log := f.stderr.String(); !strings.Contains(log, "tls=true user=floe") {
 		t.Errorf("no log of the connection with tls=true user=floe:\n%s", log)
+	}
+}
+
+// silentServer listens on a free loopback port and takes every connection
+// without ever answering, until the test ends. It returns the address.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() { io.Copy(io.Discard, c) })
+		}
+	})
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return l.Addr().String()
+}
+
+// floed started on a coordinator address that takes the connection and
+// never answers, or answers in another protocol, stops within the probe's
+// bound with the address and the cause, not at its setup's deadline.
+func TestE2E_ConnectNoAnswer(t *testing.T) {
+	silent := silentServer(t)
+	other := redistest.Start(t)
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr []string
+	}{
+		{
+			name:    "silent etcd",
+			args:    []string{"--etcd", silent},
+			wantErr: []string{`msg="floed stopped" err="etcd ` + silent + `: no reply within 5s: the server took the connection and did not answer`},
+		},
+		{
+			name:    "silent redis",
+			args:    []string{"--redis", silent},
+			wantErr: []string{`msg="floed stopped" err="redis ` + silent + `: no reply within 5s: the server took the connection and did not answer`},
+		},
+		{
+			name:    "etcd at a redis port",
+			args:    []string{"--etcd", other.Addr},
+			wantErr: []string{`msg="floed stopped" err="etcd ` + other.Addr + `: the server answered`, "which is not etcd"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			stderr, code := runFloed(t, tt.args...)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+			if took := time.Since(start); took > clusterSetupTimeout-5*time.Second {
+				t.Errorf("floed took %v to stop, want well within its setup's %v", took, clusterSetupTimeout)
+			}
+		})
 	}
 }

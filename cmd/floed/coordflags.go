@@ -2,11 +2,13 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/floeid/floe/workerid/etcd"
+	"github.com/floeid/floe/workerid/redis"
 )
 
 // secFlag is one of the coordinator's TLS or authentication flags, for the
@@ -104,44 +106,41 @@ func password(flag, value, fileFlag, file string) (string, error) {
 }
 
 // loadTLS returns the TLS configuration of the coordinator named coord
-// ("etcd" or "redis", its flags' prefix): it trusts the certificates in
-// the file ca (else the system's) and presents the client certificate in
-// cert with its key in key. It returns nil, for plain TCP, when none of
-// them is given and on is false.
+// ("etcd" or "redis", its flags' prefix) from its adapter's TLSConfig: it
+// trusts the certificates in the file ca (else the system's) and presents
+// the client certificate in cert with its key in key. It returns nil, for
+// plain TCP, when none of them is given and on is false. A file it cannot
+// use is an error naming its flag.
 func loadTLS(coord, ca, cert, key string, on bool) (*tls.Config, error) {
 	if ca == "" && cert == "" && key == "" && !on {
 		return nil, nil
-	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if ca != "" {
-		pem, err := os.ReadFile(ca)
-		if err != nil {
-			return nil, fmt.Errorf("--%s-ca: %w", coord, err)
-		}
-		cfg.RootCAs = x509.NewCertPool()
-		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--%s-ca %s: no PEM certificate in the file", coord, ca)
-		}
 	}
 	switch {
 	case cert != "" && key == "":
 		return nil, fmt.Errorf("--%s-cert without --%s-key", coord, coord)
 	case key != "" && cert == "":
 		return nil, fmt.Errorf("--%s-key without --%s-cert", coord, coord)
-	case cert != "":
-		certPEM, err := os.ReadFile(cert)
-		if err != nil {
-			return nil, fmt.Errorf("--%s-cert: %w", coord, err)
-		}
-		keyPEM, err := os.ReadFile(key)
-		if err != nil {
-			return nil, fmt.Errorf("--%s-key: %w", coord, err)
-		}
-		pair, err := tls.X509KeyPair(certPEM, keyPEM)
-		if err != nil {
-			return nil, fmt.Errorf("--%s-cert %s and --%s-key %s: %w", coord, cert, coord, key, err)
-		}
-		cfg.Certificates = []tls.Certificate{pair}
 	}
-	return cfg, nil
+	var cfg *tls.Config
+	var field string // the TLSFiles field of a file that failed
+	var ferr error
+	var err error
+	if coord == "etcd" {
+		cfg, err = etcd.TLSConfig(etcd.TLSFiles{CA: ca, Cert: cert, Key: key})
+		if fe, ok := errors.AsType[*etcd.TLSFileError](err); ok {
+			field, ferr = fe.Field, fe.Err
+		}
+	} else {
+		cfg, err = redis.TLSConfig(redis.TLSFiles{CA: ca, Cert: cert, Key: key})
+		if fe, ok := errors.AsType[*redis.TLSFileError](err); ok {
+			field, ferr = fe.Field, fe.Err
+		}
+	}
+	switch field {
+	case "":
+		return cfg, err
+	case "Cert and Key":
+		return nil, fmt.Errorf("--%s-cert and --%s-key: %w", coord, coord, ferr)
+	}
+	return nil, fmt.Errorf("--%s-%s: %w", coord, strings.ToLower(field), ferr)
 }
