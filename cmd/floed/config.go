@@ -76,6 +76,8 @@ type Config struct {
 
 	etcdTLS  *tls.Config // from the flags above by ParseFlags; nil: plain
 	redisTLS *tls.Config
+
+	ignoredEnv []string // the otherVars set, which Run logs at debug level
 }
 
 // defaultStateDir is where the reservations live without --state:
@@ -163,9 +165,13 @@ var tokenVars = []string{"FLOE_TOKEN", "NOEQ_TOKEN"}
 // combine.
 func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), stderr io.Writer) error {
 	fs := c.flagSet(lookup, stderr)
+	fromEnv := make(map[string]string) // flag -> the variable that set it
 	for _, v := range envVars {
 		if err := setFromEnv(fs, v.flag, v.name, lookup); err != nil {
 			return err
+		}
+		if _, ok := lookup(v.name); ok {
+			fromEnv[v.flag] = v.name
 		}
 	}
 	for _, name := range tokenVars {
@@ -193,10 +199,56 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
+	if err := c.validSingle(fs, fromEnv, args); err != nil {
+		return err
+	}
 	if err := c.validCluster(); err != nil {
 		return err
 	}
 	return c.loadCoordSecurity()
+}
+
+// clusterFlags are the flags that only a cluster node (--etcd or --redis)
+// reads; the coordinators' TLS and authentication flags are checked by
+// loadCoordSecurity, --redis-unsafe by validCluster.
+var clusterFlags = []string{"cluster", "lease-ttl", "owner"}
+
+// validSingle refuses a cluster flag without a coordinator: "floed --cluster
+// ids" alone would otherwise run a single worker-0 node. fromEnv maps the
+// flags set by a variable to its name, for the error, which names the flag
+// when args give it.
+func (c *Config) validSingle(fs *flag.FlagSet, fromEnv map[string]string, args []string) error {
+	if c.clustered() {
+		return nil
+	}
+	given := make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, name := range clusterFlags {
+		if !given[name] {
+			continue
+		}
+		what := "--" + name
+		if v, ok := fromEnv[name]; ok && !onCommandLine(args, name) {
+			what = "$" + v + " (--" + name + ")"
+		}
+		return fmt.Errorf("%s without --etcd or --redis: it is for a cluster node, which claims its worker ID from etcd or Redis; "+
+			"give --etcd or --redis (or $FLOE_ETCD, $FLOE_REDIS) too, or drop it to run a single node", what)
+	}
+	return nil
+}
+
+// onCommandLine reports whether args, which parsed, give the flag name.
+func onCommandLine(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // setFromEnv gives the variable name, when set, to its flag.
@@ -246,6 +298,10 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 		fmt.Fprintln(w, "    \trequests for the sequence must carry it as a bearer token (--token gives named sequences theirs)")
 		fmt.Fprintln(w, "  NOEQ_TOKEN")
 		fmt.Fprintln(w, "    \tnoeqd's name for FLOE_TOKEN, read when FLOE_TOKEN is not set")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Any other FLOE_* variable stops floed (exit status 2) naming the closest known one, so that")
+		fmt.Fprintln(w, "a misspelling is never ignored; floed ignores only those of the floe CLI and floe's tests:")
+		fmt.Fprintln(w, "  "+strings.Join(otherVars, ", "))
 	}
 	// alias gives a flag noeqd's one-letter name too.
 	alias := func(short, long string) {

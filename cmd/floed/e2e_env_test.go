@@ -23,3 +23,32 @@ func TestE2E_MalformedVariable(t *testing.T) {
 		t.Errorf("floed's stderr is %q, want it to contain %q", stderr, want)
 	}
 }
+
+// TestE2E_UnknownVariable runs floed with misspelled variables and cluster
+// flags without a coordinator: each must stop it with status 2 and a
+// message naming the mistake, rather than serve as worker 0.
+func TestE2E_UnknownVariable(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"misspelled worker", []string{"FLOE_WROKER=3"}, nil, "floed: unknown variable FLOE_WROKER; did you mean FLOE_WORKER?"},
+		{"cluster without a coordinator", nil, []string{"--cluster", "ids"}, "floed: --cluster without --etcd or --redis"},
+		{"cluster variable without a coordinator", []string{"FLOE_CLUSTER=ids"}, nil, "floed: $FLOE_CLUSTER (--cluster) without --etcd or --redis"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--state", t.TempDir()}, tt.args...)
+			stderr, err := runToExit(t, tt.env, args, startDeadline)
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+				t.Errorf("floed exited with %v, want exit status 2; stderr:\n%s", err, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("floed's stderr is %q, want it to contain %q", stderr, tt.want)
+			}
+		})
+	}
+}

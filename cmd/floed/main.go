@@ -9,7 +9,10 @@
 // variable set to "" is its flag given "" (FLOE_LISTEN= turns the binary
 // protocol off); only an unset one leaves the default. A malformed
 // variable, like a malformed flag, stops floed at once with exit status 2,
-// even when its flag is also given.
+// even when its flag is also given; so does a FLOE_* variable floed does
+// not know (a misspelling), except those of the floe CLI and of floe's
+// tests (otherVars), which floed ignores. A cluster flag (--cluster,
+// --lease-ttl, --owner) without --etcd or --redis is a usage error too.
 //
 // The first SIGINT or SIGTERM shuts down gracefully: stop accepting, finish
 // the replies in flight, record the clean stop, exit. A second one exits at
@@ -42,6 +45,12 @@ import (
 
 func main() {
 	m := NewMain(os.Stderr)
+	ignored, err := checkEnvNames(os.Environ())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "floed:", err)
+		os.Exit(2)
+	}
+	m.Config.ignoredEnv = ignored
 	if err := m.Config.ParseFlags(os.Args[1:], os.LookupEnv, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -95,6 +104,9 @@ func (m *Main) Run(ctx context.Context) error {
 	// to floed's log instead, at debug level, since every failure they
 	// report also comes back to floed as an error.
 	goredis.SetLogger(redisLog{m.Logger})
+	for _, name := range c.ignoredEnv {
+		m.Logger.Debug("ignoring a variable of the floe CLI or floe's tests", "variable", name)
+	}
 	if c.Listen == "" && c.HTTP == "" {
 		return errNoListener
 	}
