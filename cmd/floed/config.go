@@ -157,7 +157,10 @@ var envVars = []struct{ flag, name string }{
 }
 
 // tokenVars hold the default sequence's token, which has no flag: floe's
-// name, then noeqd's. Both are checked when set; the first one set wins.
+// name, then noeqd's. Both are checked when set, and the first one that
+// gives a token wins. NOEQ_TOKEN set but empty means no token, as in
+// noeqd, so that floed starts where noeqd starts; FLOE_TOKEN set but
+// empty is an error, never a silent "no token" in front of NOEQ_TOKEN.
 var tokenVars = []string{"FLOE_TOKEN", "NOEQ_TOKEN"}
 
 // ParseFlags parses args and the environment, read with lookup (as
@@ -176,10 +179,13 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 	}
 	for _, name := range tokenVars {
 		v, ok := lookup(name)
-		if !ok {
+		if !ok || (v == "" && name == "NOEQ_TOKEN") {
 			continue
 		}
 		if err := checkToken(v); err != nil {
+			if v == "" {
+				return fmt.Errorf("$%s: %w: unset it to run without a token (an empty $NOEQ_TOKEN means none, as in noeqd)", name, err)
+			}
 			return fmt.Errorf("$%s: %w", name, err)
 		}
 		if c.Token == "" {
@@ -297,7 +303,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 		fmt.Fprintln(w, "    \tthe token of the default sequence, 1 to 255 bytes: binary clients must send it, HTTP")
 		fmt.Fprintln(w, "    \trequests for the sequence must carry it as a bearer token (--token gives named sequences theirs)")
 		fmt.Fprintln(w, "  NOEQ_TOKEN")
-		fmt.Fprintln(w, "    \tnoeqd's name for FLOE_TOKEN, read when FLOE_TOKEN is not set")
+		fmt.Fprintln(w, "    \tnoeqd's name for FLOE_TOKEN, read when FLOE_TOKEN is not set; set but empty, it means no token, as in noeqd")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Any other FLOE_* variable stops floed (exit status 2) naming the closest known one, so that")
 		fmt.Fprintln(w, "a misspelling is never ignored; floed ignores only those of the floe CLI and floe's tests:")

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestE2E_MalformedVariable runs floed with a worker variable that is not
@@ -50,5 +51,24 @@ func TestE2E_UnknownVariable(t *testing.T) {
 				t.Errorf("floed's stderr is %q, want it to contain %q", stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestE2E_EmptyNoeqToken starts floed as noeqd starts with NOEQ_TOKEN set
+// but empty: no token, so a client without an auth frame is served.
+func TestE2E_EmptyNoeqToken(t *testing.T) {
+	f := startFloedEnv(t, []string{"NOEQ_TOKEN="})
+	c, err := dialNoeq(f.Bin, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	ids, err := fetch(c, 3)
+	if err != nil {
+		t.Fatalf("a request without an auth frame: %v", err)
+	}
+	if len(ids) != 3 {
+		t.Fatalf("got %d IDs, want 3", len(ids))
 	}
 }
