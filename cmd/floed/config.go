@@ -211,7 +211,51 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 	if err := c.validCluster(); err != nil {
 		return err
 	}
-	return c.loadCoordSecurity()
+	if err := c.loadCoordSecurity(); err != nil {
+		return err
+	}
+	_, err := c.serverConfig()
+	return err
+}
+
+// serverConfig returns the server's configuration, checked as server.New
+// checks it, but without its store, coordinator, clock, logger and
+// registry, which Run adds. ParseFlags calls it, so that a configuration
+// the server would refuse (--worker 32 in the Twitter layout, one token
+// for two sequences) is a usage error, before floed binds a port or
+// touches its state.
+func (c *Config) serverConfig() (server.Config, error) {
+	if c.Listen == "" && c.HTTP == "" {
+		return server.Config{}, errNoListener
+	}
+	seqs, err := c.sequences()
+	if err != nil {
+		return server.Config{}, err
+	}
+	if !c.clustered() {
+		for _, sc := range seqs {
+			if _, err := server.StaticID(sc); err != nil {
+				return server.Config{}, fmt.Errorf("--worker %d, --datacenter %d: %w", c.Worker, c.Datacenter, err)
+			}
+		}
+	}
+	scfg := server.Config{
+		Sequences:    seqs,
+		Policy:       c.Policy,
+		MaxAhead:     c.MaxAhead,
+		MaxWait:      c.MaxWait,
+		Window:       c.Window,
+		Floor:        c.TimeOfDeath,
+		MaxConns:     c.MaxConns,
+		AuthTimeout:  c.AuthTimeout,
+		IdleTimeout:  c.IdleTimeout,
+		MaxHTTPCount: c.MaxHTTPIDs,
+		AdminToken:   c.AdminToken,
+	}
+	if err := server.Check(scfg); err != nil {
+		return server.Config{}, err
+	}
+	return scfg, nil
 }
 
 // clusterFlags are the flags that only a cluster node (--etcd or --redis)

@@ -12,7 +12,15 @@
 // even when its flag is also given; so does a FLOE_* variable floed does
 // not know (a misspelling), except those of the floe CLI and of floe's
 // tests (otherVars), which floed ignores. A cluster flag (--cluster,
-// --lease-ttl, --owner) without --etcd or --redis is a usage error too.
+// --lease-ttl, --owner) without --etcd or --redis is a usage error too, as
+// is a setting the server refuses (-w 32 in the Twitter layout, one token
+// for two sequences).
+//
+// The start checks every setting, then binds every listener, and only then
+// opens the state file or connects to the coordinator: a port that is
+// taken stops it with exit status 1 and an error naming the flag
+// (--listen :4444: address already in use), with nothing claimed or
+// written.
 //
 // The first SIGINT or SIGTERM shuts down gracefully: stop accepting, finish
 // the replies in flight, record the clean stop, exit. A second one exits at
@@ -107,13 +115,29 @@ func (m *Main) Run(ctx context.Context) error {
 	for _, name := range c.ignoredEnv {
 		m.Logger.Debug("ignoring a variable of the floe CLI or floe's tests", "variable", name)
 	}
-	if c.Listen == "" && c.HTTP == "" {
-		return errNoListener
-	}
-	seqs, err := c.sequences()
+	// ParseFlags checked the configuration; Run checks again, for callers
+	// that fill in Config themselves.
+	scfg, err := c.serverConfig()
 	if err != nil {
 		return err
 	}
+	seqs := scfg.Sequences
+
+	// Bind every listener before anything touches the state file or the
+	// coordinator: a port that is taken then stops the start with nothing
+	// claimed or written, and the next start has no reservation to wait
+	// out.
+	binL, httpL, err := c.listen()
+	if err != nil {
+		return err
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			closeListener(binL)
+			closeListener(httpL)
+		}
+	}()
 
 	var clock floe.Clock = floe.MonotonicClock
 	if c.ClockOffset != 0 {
@@ -159,25 +183,8 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		store, statePath = stateStore{state}, state.Path()
 	}
-	scfg := server.Config{
-		Sequences:    seqs,
-		Store:        store,
-		Clock:        clock,
-		Policy:       c.Policy,
-		MaxAhead:     c.MaxAhead,
-		MaxWait:      c.MaxWait,
-		Window:       c.Window,
-		Floor:        c.TimeOfDeath,
-		MaxConns:     c.MaxConns,
-		AuthTimeout:  c.AuthTimeout,
-		IdleTimeout:  c.IdleTimeout,
-		MaxHTTPCount: c.MaxHTTPIDs,
-		Logger:       m.Logger,
-		Registry:     reg,
-		Version:      build.Version,
-		Revision:     build.Revision,
-		AdminToken:   c.AdminToken,
-	}
+	scfg.Store, scfg.Clock, scfg.Logger, scfg.Registry = store, clock, m.Logger, reg
+	scfg.Version, scfg.Revision = build.Version, build.Revision
 	if co != nil {
 		scfg.Catalog, scfg.Sources = co.catalog, co.sources
 	}
@@ -188,19 +195,12 @@ func (m *Main) Run(ctx context.Context) error {
 	defer srv.Close()
 
 	errc := make(chan error, 2)
-	var binL, httpL net.Listener
-	if c.Listen != "" {
-		if binL, err = net.Listen("tcp", c.Listen); err != nil {
-			return err
-		}
+	serving = true
+	if binL != nil {
 		go func() { errc <- srv.Serve(binL) }()
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	if c.HTTP != "" {
-		if httpL, err = net.Listen("tcp", c.HTTP); err != nil {
-			srv.Close()
-			return err
-		}
+	if httpL != nil {
 		go func() { errc <- hs.Serve(httpL) }()
 	}
 	if co == nil {
@@ -261,6 +261,44 @@ func (m *Main) firstStart(state *statefile.File) error {
 			"state", state.Path(), "time_of_death", c.TimeOfDeath, "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	}
 	return nil
+}
+
+// listen binds the listeners of --listen and --http, each when set. Its
+// error names the flag and the address (--listen :4444: address already in
+// use).
+func (c *Config) listen() (bin, web net.Listener, err error) {
+	if c.Listen != "" {
+		if bin, err = net.Listen("tcp", c.Listen); err != nil {
+			return nil, nil, listenError("--listen", c.Listen, err)
+		}
+	}
+	if c.HTTP != "" {
+		if web, err = net.Listen("tcp", c.HTTP); err != nil {
+			closeListener(bin)
+			return nil, nil, listenError("--http", c.HTTP, err)
+		}
+	}
+	return bin, web, nil
+}
+
+// listenError names flag and addr in front of the cause of net.Listen's
+// err, without the "listen tcp" and "bind" that the flag makes redundant.
+func listenError(flag, addr string, err error) error {
+	var se *os.SyscallError
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &se):
+		err = se.Err
+	case errors.As(err, &oe):
+		err = oe.Err
+	}
+	return fmt.Errorf("%s %s: %w", flag, addr, err)
+}
+
+func closeListener(l net.Listener) {
+	if l != nil {
+		l.Close()
+	}
 }
 
 func addrString(l net.Listener) string {
