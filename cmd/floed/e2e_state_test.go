@@ -4,20 +4,23 @@ package main
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/internal/statefile"
 )
 
 // TestE2E_RequireState starts floed on new, kept and lost state: a start
 // without a state file is logged as a first start, and --require-state
 // refuses it unless -t says above which time to start.
 func TestE2E_RequireState(t *testing.T) {
-	const firstStart = "first start: no state file"
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
 	state := t.TempDir()
 	tests := []struct {
@@ -25,7 +28,8 @@ func TestE2E_RequireState(t *testing.T) {
 		prepare   func(t *testing.T) // before the start
 		args      []string
 		refused   bool
-		wantFirst bool // the log says first start
+		wantFirst bool   // the log says first start
+		noRecord  string // the refusal says the state file has no record of this sequence
 	}{
 		{name: "new directory refused", args: []string{"--require-state"}, refused: true},
 		{name: "new directory with -t", args: []string{"--require-state", "-t", now}, wantFirst: true},
@@ -34,6 +38,11 @@ func TestE2E_RequireState(t *testing.T) {
 		{name: "state deleted, refused", prepare: deleteState(state), args: []string{"--require-state"}, refused: true},
 		{name: "state deleted, refused by the variable", prepare: deleteState(state), refused: true},
 		{name: "state deleted without the option", prepare: deleteState(state), args: nil, wantFirst: true},
+		{name: "state kept, again", args: []string{"--require-state"}},
+		{name: "a named sequence without a record, refused", args: []string{"--require-state", "--seq", "orders=id80"}, refused: true, noRecord: "orders"},
+		{name: "no record of the sequence, refused", prepare: keepOnly(state), args: []string{"--require-state"}, refused: true, noRecord: "default"},
+		{name: "only another sequence, refused", prepare: keepOnly(state, "other"), args: []string{"--require-state"}, refused: true, noRecord: "default"},
+		{name: "no record of the sequence, with -t", prepare: keepOnly(state), args: []string{"--require-state", "-t", now}, wantFirst: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,13 +60,21 @@ func TestE2E_RequireState(t *testing.T) {
 				if !errors.As(err, &exit) || exit.ExitCode() == 0 {
 					t.Fatalf("floed exited with %v, want a failure", err)
 				}
-				for _, want := range []string{"no state file in " + filepath.Join(state, "floed.state"), "--require-state", "--time-of-death"} {
+				missing := "no state file in " + filepath.Join(state, "floed.state")
+				if tc.noRecord != "" {
+					missing = "no record of the sequence " + tc.noRecord + " in the state file " + filepath.Join(state, "floed.state")
+				}
+				for _, want := range []string{missing, "--require-state", "--time-of-death"} {
 					if !strings.Contains(stderr, want) {
 						t.Errorf("stderr lacks %q:\n%s", want, stderr)
 					}
 				}
-				if _, err := os.Stat(filepath.Join(state, "floed.state")); err == nil {
-					t.Error("a refused start wrote a state file")
+				if tc.noRecord == "" {
+					if _, err := os.Stat(filepath.Join(state, "floed.state")); err == nil {
+						t.Error("a refused start wrote a state file")
+					}
+				} else if rec := records(t, state); slices.Contains(rec, tc.noRecord) {
+					t.Errorf("a refused start wrote a record of %s: %q", tc.noRecord, rec)
 				}
 				return
 			}
@@ -66,7 +83,7 @@ func TestE2E_RequireState(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.stop()
-			if got := strings.Contains(f.stderr.String(), firstStart); got != tc.wantFirst {
+			if got := strings.Contains(f.stderr.String(), "first start: "); got != tc.wantFirst {
 				t.Errorf("first start logged: %v, want %v:\n%s", got, tc.wantFirst, f.stderr.String())
 			}
 		})
@@ -80,4 +97,38 @@ func deleteState(dir string) func(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// keepOnly returns a step that leaves the state file in dir with records
+// of the named sequences only, as a file restored from another node or
+// edited by hand.
+func keepOnly(dir string, names ...string) func(t *testing.T) {
+	return func(t *testing.T) {
+		f, err := statefile.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		for name := range f.Sequences() {
+			if err := f.Delete(name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, name := range names {
+			if err := f.Put(name, statefile.Sequence{Definition: "id80 node 1", Reserved: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// records returns the names of the sequences the state file in dir records.
+func records(t *testing.T, dir string) []string {
+	t.Helper()
+	f, err := statefile.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return slices.Collect(maps.Keys(f.Sequences()))
 }

@@ -38,6 +38,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -178,7 +179,7 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Warn("--time-of-death is in the future: no ID is issued until the clock passes it; is it a time in Unix milliseconds (date +%s%3N)?",
 				"time_of_death", c.TimeOfDeath.UTC(), "ahead", ahead.Round(time.Millisecond))
 		}
-		if err := m.firstStart(state); err != nil {
+		if err := m.firstStart(state, seqs); err != nil {
 			return err
 		}
 		store, statePath = stateStore{state}, state.Path()
@@ -234,31 +235,47 @@ func (m *Main) Run(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// errNoState refuses a start without a state file under --require-state.
+// errNoState refuses a start without a state file under --require-state,
+// or with one that has no record of a sequence.
 var errNoState = errors.New("no state file")
 
-// firstStart says loudly that the state directory holds no state file: a
-// first start, or a lost or deleted file. Nothing then says which IDs this
+// firstStart says loudly that the state directory holds no state file, or
+// a state file with no record of one of seqs: a first start, or a lost,
+// deleted or replaced file. Nothing then says which IDs the sequence's
 // worker ID issued before; with a clock set back they could be issued
 // again. Under --require-state that refuses the start, unless
 // --time-of-death says above which time to start.
-func (m *Main) firstStart(state *statefile.File) error {
+func (m *Main) firstStart(state *statefile.File, seqs []server.SequenceConfig) error {
 	c := &m.Config
-	if !state.Fresh() {
+	var missing []string
+	for _, sc := range seqs {
+		if _, ok := state.Sequence(sc.Name); !ok {
+			missing = append(missing, sc.Name)
+		}
+	}
+	if len(missing) == 0 {
 		return nil
 	}
+	// What is missing: the file, or the sequences' records in it.
+	what := fmt.Sprintf("%s in %s", errNoState, state.Path())
+	if !state.Fresh() {
+		what = fmt.Sprintf("no record of the sequence %s in the state file %s", strings.Join(missing, ", "), state.Path())
+		if len(missing) > 1 {
+			what = fmt.Sprintf("no record of the sequences %s in the state file %s", strings.Join(missing, ", "), state.Path())
+		}
+	}
 	if c.RequireState && c.TimeOfDeath.IsZero() {
-		return fmt.Errorf("%w in %s, and --require-state is set: a lost state file could let this worker ID repeat IDs it issued before. "+
+		return fmt.Errorf("%s, and --require-state is set: a lost state file could let this worker ID repeat IDs it issued before. "+
 			"If this is the worker ID's first start, or its last ID was issued before a known time, start once with --time-of-death (-t) "+
-			"set to that time (Unix ms or RFC 3339; now for a first start: -t $(date +%%s%%3N)); otherwise restore the state file", errNoState, state.Path())
+			"set to that time (Unix ms or RFC 3339; now for a first start: -t $(date +%%s%%3N)); otherwise restore the state file", what)
 	}
 	if c.TimeOfDeath.IsZero() {
-		m.Logger.Warn("first start: no state file, so nothing is known of IDs issued before; if this worker ID ever issued IDs, "+
+		m.Logger.Warn("first start: "+what+", so nothing is known of IDs issued before; if this worker ID ever issued IDs, "+
 			"stop and restart with --time-of-death (-t) after its last one, or restore the state file (--require-state refuses such a start)",
-			"state", state.Path(), "worker_id", c.Worker, "datacenter_id", c.Datacenter)
+			"state", state.Path(), "sequences", missing, "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	} else {
-		m.Logger.Warn("first start: no state file; starting above --time-of-death",
-			"state", state.Path(), "time_of_death", c.TimeOfDeath, "worker_id", c.Worker, "datacenter_id", c.Datacenter)
+		m.Logger.Warn("first start: "+what+"; starting above --time-of-death",
+			"state", state.Path(), "sequences", missing, "time_of_death", c.TimeOfDeath, "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	}
 	return nil
 }
