@@ -32,22 +32,26 @@ type Config struct {
 	// RequireState refuses a start without a state file, unless
 	// TimeOfDeath says above which time to start.
 	RequireState bool
-	Policy       floe.Policy
-	MaxAhead     time.Duration
-	MaxWait      time.Duration
-	Window       time.Duration
-	Sequences    []string // name=format[:layout]
-	Tokens       []string // sequence=token
-	Token        string   // token of the default sequence
-	MaxConns     int
-	AuthTimeout  time.Duration
-	IdleTimeout  time.Duration
-	MaxHTTPIDs   int
-	Shutdown     time.Duration
-	LogFormat    string
-	LogLevel     slog.Level
-	ClockOffset  time.Duration // for tests: shifts the clock
-	Version      bool
+	// FirstStart is what a start does without a record of a sequence in
+	// the state file: "warn" (the default), "refuse" (RequireState sets
+	// it) or "wait" (firstStartFloor).
+	FirstStart  string
+	Policy      floe.Policy
+	MaxAhead    time.Duration
+	MaxWait     time.Duration
+	Window      time.Duration
+	Sequences   []string // name=format[:layout]
+	Tokens      []string // sequence=token
+	Token       string   // token of the default sequence
+	MaxConns    int
+	AuthTimeout time.Duration
+	IdleTimeout time.Duration
+	MaxHTTPIDs  int
+	Shutdown    time.Duration
+	LogFormat   string
+	LogLevel    slog.Level
+	ClockOffset time.Duration // for tests: shifts the clock
+	Version     bool
 
 	// A cluster: worker IDs claimed from etcd or Redis.
 	Etcd        []string // etcd endpoints
@@ -120,6 +124,7 @@ var envVars = []struct{ flag, name string }{
 	{"layout", "FLOE_LAYOUT"},
 	{"time-of-death", "FLOE_TIME_OF_DEATH"},
 	{"require-state", "FLOE_REQUIRE_STATE"},
+	{"first-start", "FLOE_FIRST_START"},
 	{"clock-policy", "FLOE_CLOCK_POLICY"},
 	{"max-ahead", "FLOE_MAX_AHEAD"},
 	{"max-wait", "FLOE_MAX_WAIT"},
@@ -208,6 +213,9 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 	if err := c.validSingle(fs, fromEnv, args); err != nil {
 		return err
 	}
+	if err := c.validFirstStart(); err != nil {
+		return err
+	}
 	if err := c.validCluster(); err != nil {
 		return err
 	}
@@ -283,6 +291,19 @@ func (c *Config) validSingle(fs *flag.FlagSet, fromEnv map[string]string, args [
 		}
 		return fmt.Errorf("%s without --etcd or --redis: it is for a cluster node, which claims its worker ID from etcd or Redis; "+
 			"give --etcd or --redis (or $FLOE_ETCD, $FLOE_REDIS) too, or drop it to run a single node", what)
+	}
+	return nil
+}
+
+// validFirstStart folds --require-state into --first-start: refuse.
+func (c *Config) validFirstStart() error {
+	switch {
+	case c.clustered() && c.FirstStart != "warn":
+		return errors.New("--first-start is for a single node: in a cluster the reservations live in the coordinator")
+	case c.RequireState && c.FirstStart == "wait":
+		return errors.New("--require-state and --first-start wait: choose one (--require-state is --first-start refuse)")
+	case c.RequireState:
+		c.FirstStart = "refuse"
 	}
 	return nil
 }
@@ -380,6 +401,10 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	fs.Var(timeFlag{&c.TimeOfDeath}, "time-of-death", "issue nothing at or before this `time`: Unix ms or RFC 3339, as noeqd's -t")
 	alias("t", "time-of-death")
 	fs.Var(boolFlag{&c.RequireState}, "require-state", "refuse to start without a state file (a lost or new state directory) unless --time-of-death says above which time to start")
+	c.FirstStart = "warn"
+	fs.Var(choiceFlag{&c.FirstStart, []string{"warn", "refuse", "wait"}}, "first-start", "what a start without a record of a sequence in the state file (a new, lost or emptied state directory) does, a `mode`: "+
+		"warn (start from the clock, with a warning), refuse (as --require-state) or wait (start above the clock plus --reserve-window, waited out: for a new volume that may replace a lost one, "+
+		"safe while no clock is behind the last holder's of the worker ID by more than that)")
 	c.Policy = floe.Wait
 	fs.Var(policyFlag{&c.Policy}, "clock-policy", "clock `policy` when the clock runs backwards: wait (the default), fail or borrow")
 	dur(&c.MaxAhead, "max-ahead", time.Second, positive, "the `duration` policy borrow may run ahead of the clock")

@@ -132,3 +132,40 @@ func records(t *testing.T, dir string) []string {
 	defer f.Close()
 	return slices.Collect(maps.Keys(f.Sequences()))
 }
+
+// TestE2E_FirstStartWait starts floed with --first-start wait, as the
+// StatefulSet does, on an empty state directory: it serves without an
+// operator's -t, issuing nothing at or before the clock at its start plus
+// the reservation window; restarted on the state it wrote, it starts
+// above that state, without the wait's warning.
+func TestE2E_FirstStartWait(t *testing.T) {
+	const window = 3 * time.Second
+	state := filepath.Join(t.TempDir(), "new-volume")
+	args := []string{"--state", state, "--first-start", "wait", "--reserve-window", window.String()}
+	before := time.Now()
+	f := startFloed(t, args...)
+	ids, err := fetchOnce(f.Bin, 10)
+	if err != nil {
+		t.Fatalf("the first start on an empty volume does not serve: %v", err)
+	}
+	if got, floor := decodeTwitter(ids[0]).Time, before.Add(window); !got.After(floor) {
+		t.Errorf("first ID of %v, want one after the clock at the start plus the window, %v", got, floor)
+	}
+	f.stop()
+	if !strings.Contains(f.stderr.String(), "--first-start wait") {
+		t.Errorf("the first start did not log its wait:\n%s", f.stderr.String())
+	}
+
+	g := startFloed(t, args...)
+	more, err := fetchOnce(g.Bin, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.stop()
+	if more[0] <= ids[len(ids)-1] {
+		t.Errorf("the restart issued %d, not above the last ID before it, %d", more[0], ids[len(ids)-1])
+	}
+	if strings.Contains(g.stderr.String(), "first start") {
+		t.Errorf("the restart on the state it wrote logged a first start:\n%s", g.stderr.String())
+	}
+}

@@ -96,6 +96,9 @@ func main() {
 type Main struct {
 	Config Config
 	Logger *slog.Logger
+	// floor, set by a first start under --first-start wait, raises the
+	// server's floor above Config.TimeOfDeath.
+	floor time.Time
 
 	stderr io.Writer
 }
@@ -184,6 +187,9 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		store, statePath = stateStore{state}, state.Path()
 	}
+	if m.floor.After(scfg.Floor) {
+		scfg.Floor = m.floor
+	}
 	scfg.Store, scfg.Clock, scfg.Logger, scfg.Registry = store, clock, m.Logger, reg
 	scfg.Version, scfg.Revision = build.Version, build.Revision
 	if co != nil {
@@ -264,10 +270,20 @@ func (m *Main) firstStart(state *statefile.File, seqs []server.SequenceConfig) e
 			what = fmt.Sprintf("no record of the sequences %s in the state file %s", strings.Join(missing, ", "), state.Path())
 		}
 	}
-	if c.RequireState && c.TimeOfDeath.IsZero() {
+	if c.FirstStart == "refuse" && c.TimeOfDeath.IsZero() {
 		return fmt.Errorf("%s, and --require-state is set: a lost state file could let this worker ID repeat IDs it issued before. "+
 			"If this is the worker ID's first start, or its last ID was issued before a known time, start once with --time-of-death (-t) "+
 			"set to that time (Unix ms or RFC 3339; now for a first start: -t $(date +%%s%%3N)); otherwise restore the state file", what)
+	}
+	if c.FirstStart == "wait" {
+		floor := m.firstStartFloor(time.Now())
+		if floor.After(c.TimeOfDeath) {
+			m.floor = floor
+			m.Logger.Warn("first start: "+what+"; --first-start wait: starting above the clock plus the reservation window, which a previous holder of this worker ID "+
+				"could not have passed unless a clock was behind", "state", state.Path(), "sequences", missing, "floor", floor.UTC(), "wait", floor.Sub(time.Now().Add(c.ClockOffset)).Round(time.Millisecond),
+				"worker_id", c.Worker, "datacenter_id", c.Datacenter)
+			return nil
+		}
 	}
 	if c.TimeOfDeath.IsZero() {
 		m.Logger.Warn("first start: "+what+", so nothing is known of IDs issued before; if this worker ID ever issued IDs, "+
@@ -278,6 +294,21 @@ func (m *Main) firstStart(state *statefile.File, seqs []server.SequenceConfig) e
 			"state", state.Path(), "sequences", missing, "time_of_death", c.TimeOfDeath, "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	}
 	return nil
+}
+
+// firstStartFloor is the floor of a first start under --first-start wait:
+// the clock at now plus the reservation window, and the distance the
+// policy borrow may run ahead. A previous holder of the worker ID, stopped
+// before this start, issued nothing above its clock (plus MaxAhead under
+// borrow); the window is the margin for its clock having been ahead of
+// this one.
+func (m *Main) firstStartFloor(now time.Time) time.Time {
+	c := &m.Config
+	floor := now.Add(c.ClockOffset + c.Window)
+	if c.Policy == floe.Borrow {
+		floor = floor.Add(c.MaxAhead)
+	}
+	return floor
 }
 
 // listen binds the listeners of --listen and --http, each when set. Its
