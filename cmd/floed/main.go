@@ -206,7 +206,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if binL != nil {
 		go func() { errc <- srv.Serve(binL) }()
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// DisableGeneralOptionsHandler: "OPTIONS *" goes to the handler, which
+	// answers 405 as for any method a path does not answer; net/http would
+	// answer 200 itself.
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, DisableGeneralOptionsHandler: true}
 	if httpL != nil {
 		go func() { errc <- hs.Serve(httpL) }()
 	}
