@@ -216,6 +216,13 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 	if err := c.validFirstStart(); err != nil {
 		return err
 	}
+	// The floe CLI reads $FLOE_REDIS_PASSWORD too ("floe redis init"): a
+	// shell that exports it for the CLI still starts a floed without
+	// --redis, which ignores it. The flag without --redis stays an error.
+	if c.Redis == "" && fromEnv["redis-password"] != "" && !onCommandLine(args, "redis-password") {
+		c.RedisPassword = ""
+		c.ignoredEnv = append(c.ignoredEnv, fromEnv["redis-password"])
+	}
 	if err := c.validCluster(); err != nil {
 		return err
 	}

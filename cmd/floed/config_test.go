@@ -85,6 +85,11 @@ func TestConfig_ParseFlagsCluster(t *testing.T) {
 		{name: "cluster flag over its variable", args: []string{"--cluster=ids"}, env: map[string]string{"FLOE_CLUSTER": "x"}, wantErr: "--cluster without --etcd"},
 		{name: "lease ttl without a coordinator", args: []string{"--lease-ttl", "5s"}, wantErr: "--lease-ttl without --etcd or --redis"},
 		{name: "owner without a coordinator", env: map[string]string{"FLOE_OWNER": "host-a"}, wantErr: "$FLOE_OWNER (--owner) without --etcd or --redis"},
+		{name: "the CLI's redis password without redis", env: map[string]string{"FLOE_REDIS_PASSWORD": "pw"}, check: func(c *Config) bool {
+			return c.RedisPassword == "" && !c.clustered() && slices.Equal(c.ignoredEnv, []string{"FLOE_REDIS_PASSWORD"})
+		}},
+		{name: "the redis password flag without redis", args: []string{"--redis-password", "pw"}, env: map[string]string{"FLOE_REDIS_PASSWORD": "pw"}, wantErr: "--redis-password without --redis"},
+		{name: "the CLI's redis password with etcd", args: []string{"--etcd", "e:2379"}, env: map[string]string{"FLOE_REDIS_PASSWORD": "pw"}, check: func(c *Config) bool { return c.RedisPassword == "" }},
 		{name: "cluster with redis from the environment", args: []string{"--cluster", "ids"}, env: map[string]string{"FLOE_REDIS": "r:6379"}, check: func(c *Config) bool { return c.Cluster == "ids" && c.Redis == "r:6379" }},
 	}
 	for _, tt := range tests {

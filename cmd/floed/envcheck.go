@@ -11,7 +11,9 @@ import (
 // floe's test suites. A shell that exports them for those must still start
 // floed, so checkEnvNames passes them over. A variable the CLI shares with
 // floed (FLOE_TOKEN, FLOE_ADMIN_TOKEN, FLOE_REDIS_PASSWORD) is in envVars
-// or tokenVars and means the same to both.
+// or tokenVars and means the same to both; FLOE_REDIS_PASSWORD without
+// --redis, which the CLI's "floe redis init" may have wanted, floed ignores
+// (ParseFlags).
 var otherVars = []string{
 	"FLOE_ADMIN_ADDR", // floe seq, floe admin: floed's HTTP address
 	"FLOE_SCALE",      // cluster/scale's tests
