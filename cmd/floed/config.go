@@ -162,11 +162,35 @@ var envVars = []struct{ flag, name string }{
 }
 
 // tokenVars hold the default sequence's token, which has no flag: floe's
-// name, then noeqd's. Both are checked when set, and the first one that
-// gives a token wins. NOEQ_TOKEN set but empty means no token, as in
-// noeqd, so that floed starts where noeqd starts; FLOE_TOKEN set but
-// empty is an error, never a silent "no token" in front of NOEQ_TOKEN.
+// name, then noeqd's (tokenFromEnv).
 var tokenVars = []string{"FLOE_TOKEN", "NOEQ_TOKEN"}
+
+// tokenFromEnv reads the default sequence's token from tokenVars. Each is
+// checked when it holds a token, and FLOE_TOKEN wins over NOEQ_TOKEN.
+// NOEQ_TOKEN set but empty means no token, as in noeqd, so that floed
+// starts where noeqd starts. FLOE_TOKEN set but empty never hides
+// NOEQ_TOKEN: beside a NOEQ_TOKEN that holds a token it is passed over,
+// and alone it is an error rather than a silent "no token".
+func (c *Config) tokenFromEnv(lookup func(string) (string, bool)) error {
+	floeTok, floeSet := lookup("FLOE_TOKEN")
+	noeqTok, _ := lookup("NOEQ_TOKEN")
+	if noeqTok != "" {
+		if err := checkToken(noeqTok); err != nil {
+			return fmt.Errorf("$NOEQ_TOKEN: %w", err)
+		}
+		c.Token = noeqTok
+	}
+	switch {
+	case floeTok != "":
+		if err := checkToken(floeTok); err != nil {
+			return fmt.Errorf("$FLOE_TOKEN: %w", err)
+		}
+		c.Token = floeTok
+	case floeSet && noeqTok == "":
+		return fmt.Errorf("$FLOE_TOKEN: %w: unset it to run without a token (an empty $NOEQ_TOKEN means none, as in noeqd)", checkToken(""))
+	}
+	return nil
+}
 
 // ParseFlags parses args and the environment, read with lookup (as
 // os.LookupEnv does), into c; see envVars for how a variable and its flag
@@ -182,20 +206,8 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 			fromEnv[v.flag] = v.name
 		}
 	}
-	for _, name := range tokenVars {
-		v, ok := lookup(name)
-		if !ok || (v == "" && name == "NOEQ_TOKEN") {
-			continue
-		}
-		if err := checkToken(v); err != nil {
-			if v == "" {
-				return fmt.Errorf("$%s: %w: unset it to run without a token (an empty $NOEQ_TOKEN means none, as in noeqd)", name, err)
-			}
-			return fmt.Errorf("$%s: %w", name, err)
-		}
-		if c.Token == "" {
-			c.Token = v
-		}
+	if err := c.tokenFromEnv(lookup); err != nil {
+		return err
 	}
 	// The flag package would print a parse error and then every flag;
 	// the caller prints the error once, and only -h prints the flags.
@@ -375,7 +387,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 		fmt.Fprintln(w, "    \tthe token of the default sequence, 1 to 255 bytes: binary clients must send it, HTTP")
 		fmt.Fprintln(w, "    \trequests for the sequence must carry it as a bearer token (--token gives named sequences theirs)")
 		fmt.Fprintln(w, "  NOEQ_TOKEN")
-		fmt.Fprintln(w, "    \tnoeqd's name for FLOE_TOKEN, read when FLOE_TOKEN is not set; set but empty, it means no token, as in noeqd")
+		fmt.Fprintln(w, "    \tnoeqd's name for FLOE_TOKEN, read when FLOE_TOKEN holds no token; set but empty, it means no token, as in noeqd")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Any other FLOE_* variable stops floed (exit status 2) naming the closest known one, so that")
 		fmt.Fprintln(w, "a misspelling is never ignored; floed ignores only those of the floe CLI and floe's tests:")
