@@ -21,9 +21,10 @@ import (
 // arguments and environment as Kubernetes would give them, with the paths
 // under its volume mounts moved into temporary directories.
 type pod struct {
-	args  []string
-	env   map[string]string
-	grace time.Duration // terminationGracePeriodSeconds
+	args     []string
+	env      map[string]string
+	grace    time.Duration // terminationGracePeriodSeconds
+	stateful bool          // a volume claim template is mounted: state kept across restarts
 }
 
 // sampleOrdinal is the ordinal of the pod the tests run.
@@ -72,6 +73,11 @@ func newPod(t *testing.T, w workload, sec secrets) (*pod, error) {
 		return s
 	}
 	p := &pod{env: make(map[string]string), grace: 30 * time.Second}
+	for _, vm := range ct.VolumeMounts {
+		if slices.ContainsFunc(w.claims, func(pvc corev1.PersistentVolumeClaim) bool { return pvc.Name == vm.Name }) {
+			p.stateful = true
+		}
+	}
 	if g := w.template.Spec.TerminationGracePeriodSeconds; g != nil {
 		p.grace = time.Duration(*g) * time.Second
 	}

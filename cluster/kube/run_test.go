@@ -6,7 +6,6 @@ import (
 	"cmp"
 	"net/http"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,9 +106,9 @@ func secureEtcd(t *testing.T, ca *tlstest.CA, password string) (*etcdtest.Cluste
 }
 
 // runPod runs the first pod of w: it starts floed, asks its probes, fetches
-// IDs and stops it with SIGTERM. A pod that requires a state file is first
-// refused on its empty volume, then started with FLOE_TIME_OF_DEATH as the
-// manifest shows it, then started again on the volume it wrote.
+// IDs and stops it with SIGTERM. Every pod must serve on its empty volume,
+// as on a first apply; a pod with a volume claim then serves again on the
+// volume it wrote.
 func runPod(t *testing.T, m *manifest, w workload, ports []floedPort) {
 	const password = "pw-of-floe"
 	ca := tlstest.NewCA(t, "etcd-ca")
@@ -143,18 +142,27 @@ func runPod(t *testing.T, m *manifest, w workload, ports []floedPort) {
 		}
 	}
 
-	if !p.requiresState() {
-		serve(t, floedproc.StartEnv(t, bin, w.name, p.environ(), p.args...), p, ct, ports, wantNode)
+	// The first apply, or a scale-up: the pod's volume is new and empty,
+	// and the pod must come up serving with no operator step (no
+	// FLOE_TIME_OF_DEATH set, applied and removed again).
+	t.Run("first start on an empty volume", func(t *testing.T) {
+		proc := floedproc.StartEnv(t, bin, w.name, p.environ(), p.args...)
+		serve(t, proc, p, ct, ports, wantNode)
+		if p.stateful && !strings.Contains(proc.Stderr(), "first start") {
+			t.Errorf("floed on an empty volume logged no first start:\n%s", proc.Stderr())
+		}
+	})
+	if !p.stateful {
 		return
 	}
-	stderr, err := floedproc.StartErrEnv(t, bin, p.environ(), p.args...)
-	if err == nil || !strings.Contains(stderr, "no state file") {
-		t.Fatalf("floed on an empty volume with --require-state: %v, want a refusal naming the missing state file; stderr:\n%s", err, stderr)
-	}
-	tod := timeOfDeath(t, m, time.Now())
-	serve(t, floedproc.StartEnv(t, bin, w.name, append(p.environ(), "FLOE_TIME_OF_DEATH="+tod), p.args...), p, ct, ports, wantNode)
-	// Its state file written, the pod starts without the variable.
-	serve(t, floedproc.StartEnv(t, bin, w.name, p.environ(), p.args...), p, ct, ports, wantNode)
+	// Restarted on the volume it wrote, it starts from its state.
+	t.Run("restart on its volume", func(t *testing.T) {
+		proc := floedproc.StartEnv(t, bin, w.name, p.environ(), p.args...)
+		serve(t, proc, p, ct, ports, wantNode)
+		if strings.Contains(proc.Stderr(), "first start") {
+			t.Errorf("floed restarted on its volume logged a first start:\n%s", proc.Stderr())
+		}
+	})
 }
 
 // serve asks the probes of ct until they answer 200, fetches IDs and
@@ -250,47 +258,6 @@ func checkClaim(t *testing.T, root *clientv3.Client, p *pod, node int) {
 	if claimed != node {
 		t.Errorf("IDs of node %d, want the worker ID %s holds under %s: %d (-1: none)", node, owner, prefix, claimed)
 	}
-}
-
-// todExample is the FLOE_TIME_OF_DEATH a manifest shows in a comment.
-var todExample = regexp.MustCompile(`(?m)^\s*#\s*- name: FLOE_TIME_OF_DEATH\n\s*#\s*value: "?([^"\n]*)"?$`)
-
-// timeOfDeath returns now in the form of the manifest's commented-out
-// FLOE_TIME_OF_DEATH: RFC 3339 or Unix milliseconds.
-func timeOfDeath(t *testing.T, m *manifest, now time.Time) string {
-	t.Helper()
-	match := todExample.FindStringSubmatch(m.text)
-	if match == nil {
-		t.Fatalf("%s: floed requires a state file, but no comment shows FLOE_TIME_OF_DEATH for a first start", m.file)
-	}
-	if _, err := time.Parse(time.RFC3339, match[1]); err == nil {
-		return now.UTC().Format(time.RFC3339)
-	}
-	if _, err := strconv.ParseInt(match[1], 10, 64); err == nil {
-		return strconv.FormatInt(now.UnixMilli(), 10)
-	}
-	t.Fatalf("%s: FLOE_TIME_OF_DEATH example %q is neither RFC 3339 nor Unix milliseconds", m.file, match[1])
-	return ""
-}
-
-// requiresState reports whether p runs floed with --require-state, as an
-// argument or as its variable (floed parses both with strconv.ParseBool).
-func (p *pod) requiresState() bool {
-	on := false
-	if v, ok := p.env["FLOE_REQUIRE_STATE"]; ok {
-		on, _ = strconv.ParseBool(v)
-	}
-	for _, a := range p.args {
-		name, v, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case name != "require-state" || !strings.HasPrefix(a, "-"):
-		case hasValue:
-			on, _ = strconv.ParseBool(v)
-		default:
-			on = true
-		}
-	}
-	return on
 }
 
 // environ returns the pod's environment as NAME=value lines.

@@ -32,22 +32,26 @@ type Config struct {
 	// RequireState refuses a start without a state file, unless
 	// TimeOfDeath says above which time to start.
 	RequireState bool
-	Policy       floe.Policy
-	MaxAhead     time.Duration
-	MaxWait      time.Duration
-	Window       time.Duration
-	Sequences    []string // name=format[:layout]
-	Tokens       []string // sequence=token
-	Token        string   // token of the default sequence
-	MaxConns     int
-	AuthTimeout  time.Duration
-	IdleTimeout  time.Duration
-	MaxHTTPIDs   int
-	Shutdown     time.Duration
-	LogFormat    string
-	LogLevel     slog.Level
-	ClockOffset  time.Duration // for tests: shifts the clock
-	Version      bool
+	// FirstStart is what a start does without a record of a sequence in
+	// the state file: "warn" (the default), "refuse" (RequireState sets
+	// it) or "wait" (firstStartFloor).
+	FirstStart  string
+	Policy      floe.Policy
+	MaxAhead    time.Duration
+	MaxWait     time.Duration
+	Window      time.Duration
+	Sequences   []string // name=format[:layout]
+	Tokens      []string // sequence=token
+	Token       string   // token of the default sequence
+	MaxConns    int
+	AuthTimeout time.Duration
+	IdleTimeout time.Duration
+	MaxHTTPIDs  int
+	Shutdown    time.Duration
+	LogFormat   string
+	LogLevel    slog.Level
+	ClockOffset time.Duration // for tests: shifts the clock
+	Version     bool
 
 	// A cluster: worker IDs claimed from etcd or Redis.
 	Etcd        []string // etcd endpoints
@@ -76,6 +80,8 @@ type Config struct {
 
 	etcdTLS  *tls.Config // from the flags above by ParseFlags; nil: plain
 	redisTLS *tls.Config
+
+	ignoredEnv []string // the otherVars set, which Run logs at debug level
 }
 
 // defaultStateDir is where the reservations live without --state:
@@ -108,6 +114,7 @@ var envVars = []struct{ flag, name string }{
 	{"layout", "FLOE_LAYOUT"},
 	{"time-of-death", "FLOE_TIME_OF_DEATH"},
 	{"require-state", "FLOE_REQUIRE_STATE"},
+	{"first-start", "FLOE_FIRST_START"},
 	{"clock-policy", "FLOE_CLOCK_POLICY"},
 	{"max-ahead", "FLOE_MAX_AHEAD"},
 	{"max-wait", "FLOE_MAX_WAIT"},
@@ -145,30 +152,52 @@ var envVars = []struct{ flag, name string }{
 }
 
 // tokenVars hold the default sequence's token, which has no flag: floe's
-// name, then noeqd's. Both are checked when set; the first one set wins.
+// name, then noeqd's (tokenFromEnv).
 var tokenVars = []string{"FLOE_TOKEN", "NOEQ_TOKEN"}
+
+// tokenFromEnv reads the default sequence's token from tokenVars. Each is
+// checked when it holds a token, and FLOE_TOKEN wins over NOEQ_TOKEN.
+// NOEQ_TOKEN set but empty means no token, as in noeqd, so that floed
+// starts where noeqd starts. FLOE_TOKEN set but empty never hides
+// NOEQ_TOKEN: beside a NOEQ_TOKEN that holds a token it is passed over,
+// and alone it is an error rather than a silent "no token".
+func (c *Config) tokenFromEnv(lookup func(string) (string, bool)) error {
+	floeTok, floeSet := lookup("FLOE_TOKEN")
+	noeqTok, _ := lookup("NOEQ_TOKEN")
+	if noeqTok != "" {
+		if err := checkToken(noeqTok); err != nil {
+			return fmt.Errorf("$NOEQ_TOKEN: %w", err)
+		}
+		c.Token = noeqTok
+	}
+	switch {
+	case floeTok != "":
+		if err := checkToken(floeTok); err != nil {
+			return fmt.Errorf("$FLOE_TOKEN: %w", err)
+		}
+		c.Token = floeTok
+	case floeSet && noeqTok == "":
+		return fmt.Errorf("$FLOE_TOKEN: %w: unset it to run without a token (an empty $NOEQ_TOKEN means none, as in noeqd)", checkToken(""))
+	}
+	return nil
+}
 
 // ParseFlags parses args and the environment, read with lookup (as
 // os.LookupEnv does), into c; see envVars for how a variable and its flag
 // combine.
 func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), stderr io.Writer) error {
 	fs := c.flagSet(lookup, stderr)
+	fromEnv := make(map[string]string) // flag -> the variable that set it
 	for _, v := range envVars {
 		if err := setFromEnv(fs, v.flag, v.name, lookup); err != nil {
 			return err
 		}
+		if _, ok := lookup(v.name); ok {
+			fromEnv[v.flag] = v.name
+		}
 	}
-	for _, name := range tokenVars {
-		v, ok := lookup(name)
-		if !ok {
-			continue
-		}
-		if err := checkToken(v); err != nil {
-			return fmt.Errorf("$%s: %w", name, err)
-		}
-		if c.Token == "" {
-			c.Token = v
-		}
+	if err := c.tokenFromEnv(lookup); err != nil {
+		return err
 	}
 	// The flag package would print a parse error and then every flag;
 	// the caller prints the error once, and only -h prints the flags.
@@ -183,10 +212,123 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
+	if err := c.validSingle(fs, fromEnv, args); err != nil {
+		return err
+	}
+	if err := c.validFirstStart(); err != nil {
+		return err
+	}
+	// The floe CLI reads $FLOE_REDIS_PASSWORD too ("floe redis init"): a
+	// shell that exports it for the CLI still starts a floed without
+	// --redis, which ignores it. The flag without --redis stays an error.
+	if c.Redis == "" && fromEnv["redis-password"] != "" && !onCommandLine(args, "redis-password") {
+		c.RedisPassword = ""
+		c.ignoredEnv = append(c.ignoredEnv, fromEnv["redis-password"])
+	}
 	if err := c.validCluster(); err != nil {
 		return err
 	}
-	return c.loadCoordSecurity()
+	if err := c.loadCoordSecurity(); err != nil {
+		return err
+	}
+	_, err := c.serverConfig()
+	return err
+}
+
+// serverConfig returns the server's configuration, checked as server.New
+// checks it, but without its store, coordinator, clock, logger and
+// registry, which Run adds. ParseFlags calls it, so that a configuration
+// the server would refuse (--worker 32 in the Twitter layout, one token
+// for two sequences) is a usage error, before floed binds a port or
+// touches its state.
+func (c *Config) serverConfig() (server.Config, error) {
+	if c.Listen == "" && c.HTTP == "" {
+		return server.Config{}, errNoListener
+	}
+	seqs, err := c.sequences()
+	if err != nil {
+		return server.Config{}, err
+	}
+	if !c.clustered() {
+		for _, sc := range seqs {
+			if _, err := server.StaticID(sc); err != nil {
+				return server.Config{}, fmt.Errorf("--worker %d, --datacenter %d: %w", c.Worker, c.Datacenter, err)
+			}
+		}
+	}
+	scfg := server.Config{
+		Sequences:    seqs,
+		Policy:       c.Policy,
+		MaxAhead:     c.MaxAhead,
+		MaxWait:      c.MaxWait,
+		Window:       c.Window,
+		Floor:        c.TimeOfDeath,
+		MaxConns:     c.MaxConns,
+		AuthTimeout:  c.AuthTimeout,
+		IdleTimeout:  c.IdleTimeout,
+		MaxHTTPCount: c.MaxHTTPIDs,
+		AdminToken:   c.AdminToken,
+	}
+	if err := server.Check(scfg); err != nil {
+		return server.Config{}, err
+	}
+	return scfg, nil
+}
+
+// clusterFlags are the flags that only a cluster node (--etcd or --redis)
+// reads; the coordinators' TLS and authentication flags are checked by
+// loadCoordSecurity, --redis-unsafe by validCluster.
+var clusterFlags = []string{"cluster", "lease-ttl", "owner"}
+
+// validSingle refuses a cluster flag without a coordinator: "floed --cluster
+// ids" alone would otherwise run a single worker-0 node. fromEnv maps the
+// flags set by a variable to its name, for the error, which names the flag
+// when args give it.
+func (c *Config) validSingle(fs *flag.FlagSet, fromEnv map[string]string, args []string) error {
+	if c.clustered() {
+		return nil
+	}
+	given := make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, name := range clusterFlags {
+		if !given[name] {
+			continue
+		}
+		what := "--" + name
+		if v, ok := fromEnv[name]; ok && !onCommandLine(args, name) {
+			what = "$" + v + " (--" + name + ")"
+		}
+		return fmt.Errorf("%s without --etcd or --redis: it is for a cluster node, which claims its worker ID from etcd or Redis; "+
+			"give --etcd or --redis (or $FLOE_ETCD, $FLOE_REDIS) too, or drop it to run a single node", what)
+	}
+	return nil
+}
+
+// validFirstStart folds --require-state into --first-start: refuse.
+func (c *Config) validFirstStart() error {
+	switch {
+	case c.clustered() && c.FirstStart != "warn":
+		return errors.New("--first-start is for a single node: in a cluster the reservations live in the coordinator")
+	case c.RequireState && c.FirstStart == "wait":
+		return errors.New("--require-state and --first-start wait: choose one (--require-state is --first-start refuse)")
+	case c.RequireState:
+		c.FirstStart = "refuse"
+	}
+	return nil
+}
+
+// onCommandLine reports whether args, which parsed, give the flag name.
+func onCommandLine(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // setFromEnv gives the variable name, when set, to its flag.
@@ -235,7 +377,11 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 		fmt.Fprintln(w, "    \tthe token of the default sequence, 1 to 255 bytes: binary clients must send it, HTTP")
 		fmt.Fprintln(w, "    \trequests for the sequence must carry it as a bearer token (--token gives named sequences theirs)")
 		fmt.Fprintln(w, "  NOEQ_TOKEN")
-		fmt.Fprintln(w, "    \tnoeqd's name for FLOE_TOKEN, read when FLOE_TOKEN is not set")
+		fmt.Fprintln(w, "    \tnoeqd's name for FLOE_TOKEN, read when FLOE_TOKEN holds no token; set but empty, it means no token, as in noeqd")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Any other FLOE_* variable stops floed (exit status 2) naming the closest known one, so that")
+		fmt.Fprintln(w, "a misspelling is never ignored; floed ignores only those of the floe CLI and floe's tests:")
+		fmt.Fprintln(w, "  "+strings.Join(otherVars, ", "))
 	}
 	// alias gives a flag noeqd's one-letter name too.
 	alias := func(short, long string) {
@@ -264,6 +410,10 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	fs.Var(timeFlag{&c.TimeOfDeath}, "time-of-death", "issue nothing at or before this `time`: Unix ms or RFC 3339, as noeqd's -t")
 	alias("t", "time-of-death")
 	fs.Var(boolFlag{&c.RequireState}, "require-state", "refuse to start without a state file (a lost or new state directory) unless --time-of-death says above which time to start")
+	c.FirstStart = "warn"
+	fs.Var(choiceFlag{&c.FirstStart, []string{"warn", "refuse", "wait"}}, "first-start", "what a start without a record of a sequence in the state file (a new, lost or emptied state directory) does, a `mode`: "+
+		"warn (start from the clock, with a warning), refuse (as --require-state) or wait (start above the clock plus --reserve-window, waited out: for a new volume that may replace a lost one, "+
+		"safe while no clock is behind the last holder's of the worker ID by more than that)")
 	c.Policy = floe.Wait
 	fs.Var(policyFlag{&c.Policy}, "clock-policy", "clock `policy` when the clock runs backwards: wait (the default), fail or borrow")
 	dur(&c.MaxAhead, "max-ahead", time.Second, positive, "the `duration` policy borrow may run ahead of the clock")

@@ -106,3 +106,36 @@ func unquote(t *testing.T, s string) string {
 	}
 	return s
 }
+
+// portForward is a kubectl port-forward command and what follows it on its
+// line.
+var portForward = regexp.MustCompile(`(?m)kubectl port-forward\b(.*)$`)
+
+// TestDeploy_PortForward checks the manifests' recipes for reaching floed:
+// kubectl port-forward runs until it is stopped, so a command after it with
+// && never runs. It must go to the background, and be killed after.
+func TestDeploy_PortForward(t *testing.T) {
+	files, err := filepath.Glob("../../deploy/kubernetes/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no manifests in deploy/kubernetes: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for _, m := range portForward.FindAllStringSubmatchIndex(text, -1) {
+			rest := text[m[2]:m[3]]
+			amp := strings.Index(rest, "&")
+			switch {
+			case amp < 0:
+				t.Errorf("%s: kubectl port-forward%s runs in the foreground: nothing after it runs until it stops", filepath.Base(f), rest)
+			case strings.HasPrefix(rest[amp:], "&&"):
+				t.Errorf("%s: kubectl port-forward%s: the command after && runs only once port-forward stops, which it does not", filepath.Base(f), rest)
+			case !strings.Contains(text[m[1]:], "kill"):
+				t.Errorf("%s: kubectl port-forward%s is left running: no kill after it", filepath.Base(f), rest)
+			}
+		}
+	}
+}

@@ -9,7 +9,18 @@
 // variable set to "" is its flag given "" (FLOE_LISTEN= turns the binary
 // protocol off); only an unset one leaves the default. A malformed
 // variable, like a malformed flag, stops floed at once with exit status 2,
-// even when its flag is also given.
+// even when its flag is also given; so does a FLOE_* variable floed does
+// not know (a misspelling), except those of the floe CLI and of floe's
+// tests (otherVars), which floed ignores. A cluster flag (--cluster,
+// --lease-ttl, --owner) without --etcd or --redis is a usage error too, as
+// is a setting the server refuses (-w 32 in the Twitter layout, one token
+// for two sequences).
+//
+// The start checks every setting, then binds every listener, and only then
+// opens the state file or connects to the coordinator: a port that is
+// taken stops it with exit status 1 and an error naming the flag
+// (--listen :4444: address already in use), with nothing claimed or
+// written.
 //
 // The first SIGINT or SIGTERM shuts down gracefully: stop accepting, finish
 // the replies in flight, record the clean stop, exit. A second one exits at
@@ -27,6 +38,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,6 +54,12 @@ import (
 
 func main() {
 	m := NewMain(os.Stderr)
+	ignored, err := checkEnvNames(os.Environ())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "floed:", err)
+		os.Exit(2)
+	}
+	m.Config.ignoredEnv = ignored
 	if err := m.Config.ParseFlags(os.Args[1:], os.LookupEnv, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -78,6 +96,9 @@ func main() {
 type Main struct {
 	Config Config
 	Logger *slog.Logger
+	// floor, set by a first start under --first-start wait, raises the
+	// server's floor above Config.TimeOfDeath.
+	floor time.Time
 
 	stderr io.Writer
 }
@@ -95,13 +116,32 @@ func (m *Main) Run(ctx context.Context) error {
 	// to floed's log instead, at debug level, since every failure they
 	// report also comes back to floed as an error.
 	goredis.SetLogger(redisLog{m.Logger})
-	if c.Listen == "" && c.HTTP == "" {
-		return errNoListener
+	for _, name := range c.ignoredEnv {
+		m.Logger.Debug("ignoring a variable of the floe CLI or floe's tests", "variable", name)
 	}
-	seqs, err := c.sequences()
+	// ParseFlags checked the configuration; Run checks again, for callers
+	// that fill in Config themselves.
+	scfg, err := c.serverConfig()
 	if err != nil {
 		return err
 	}
+	seqs := scfg.Sequences
+
+	// Bind every listener before anything touches the state file or the
+	// coordinator: a port that is taken then stops the start with nothing
+	// claimed or written, and the next start has no reservation to wait
+	// out.
+	binL, httpL, err := c.listen()
+	if err != nil {
+		return err
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			closeListener(binL)
+			closeListener(httpL)
+		}
+	}()
 
 	var clock floe.Clock = floe.MonotonicClock
 	if c.ClockOffset != 0 {
@@ -142,30 +182,16 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Warn("--time-of-death is in the future: no ID is issued until the clock passes it; is it a time in Unix milliseconds (date +%s%3N)?",
 				"time_of_death", c.TimeOfDeath.UTC(), "ahead", ahead.Round(time.Millisecond))
 		}
-		if err := m.firstStart(state); err != nil {
+		if err := m.firstStart(state, seqs); err != nil {
 			return err
 		}
 		store, statePath = stateStore{state}, state.Path()
 	}
-	scfg := server.Config{
-		Sequences:    seqs,
-		Store:        store,
-		Clock:        clock,
-		Policy:       c.Policy,
-		MaxAhead:     c.MaxAhead,
-		MaxWait:      c.MaxWait,
-		Window:       c.Window,
-		Floor:        c.TimeOfDeath,
-		MaxConns:     c.MaxConns,
-		AuthTimeout:  c.AuthTimeout,
-		IdleTimeout:  c.IdleTimeout,
-		MaxHTTPCount: c.MaxHTTPIDs,
-		Logger:       m.Logger,
-		Registry:     reg,
-		Version:      build.Version,
-		Revision:     build.Revision,
-		AdminToken:   c.AdminToken,
+	if m.floor.After(scfg.Floor) {
+		scfg.Floor = m.floor
 	}
+	scfg.Store, scfg.Clock, scfg.Logger, scfg.Registry = store, clock, m.Logger, reg
+	scfg.Version, scfg.Revision = build.Version, build.Revision
 	if co != nil {
 		scfg.Catalog, scfg.Sources = co.catalog, co.sources
 	}
@@ -176,19 +202,15 @@ func (m *Main) Run(ctx context.Context) error {
 	defer srv.Close()
 
 	errc := make(chan error, 2)
-	var binL, httpL net.Listener
-	if c.Listen != "" {
-		if binL, err = net.Listen("tcp", c.Listen); err != nil {
-			return err
-		}
+	serving = true
+	if binL != nil {
 		go func() { errc <- srv.Serve(binL) }()
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	if c.HTTP != "" {
-		if httpL, err = net.Listen("tcp", c.HTTP); err != nil {
-			srv.Close()
-			return err
-		}
+	// DisableGeneralOptionsHandler: "OPTIONS *" goes to the handler, which
+	// answers 405 as for any method a path does not answer; net/http would
+	// answer 200 itself.
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, DisableGeneralOptionsHandler: true}
+	if httpL != nil {
 		go func() { errc <- hs.Serve(httpL) }()
 	}
 	if co == nil {
@@ -226,33 +248,112 @@ func (m *Main) Run(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// errNoState refuses a start without a state file under --require-state.
+// errNoState refuses a start without a state file under --require-state,
+// or with one that has no record of a sequence.
 var errNoState = errors.New("no state file")
 
-// firstStart says loudly that the state directory holds no state file: a
-// first start, or a lost or deleted file. Nothing then says which IDs this
+// firstStart says loudly that the state directory holds no state file, or
+// a state file with no record of one of seqs: a first start, or a lost,
+// deleted or replaced file. Nothing then says which IDs the sequence's
 // worker ID issued before; with a clock set back they could be issued
 // again. Under --require-state that refuses the start, unless
 // --time-of-death says above which time to start.
-func (m *Main) firstStart(state *statefile.File) error {
+func (m *Main) firstStart(state *statefile.File, seqs []server.SequenceConfig) error {
 	c := &m.Config
-	if !state.Fresh() {
+	var missing []string
+	for _, sc := range seqs {
+		if _, ok := state.Sequence(sc.Name); !ok {
+			missing = append(missing, sc.Name)
+		}
+	}
+	if len(missing) == 0 {
 		return nil
 	}
-	if c.RequireState && c.TimeOfDeath.IsZero() {
-		return fmt.Errorf("%w in %s, and --require-state is set: a lost state file could let this worker ID repeat IDs it issued before. "+
+	// What is missing: the file, or the sequences' records in it.
+	what := fmt.Sprintf("%s in %s", errNoState, state.Path())
+	if !state.Fresh() {
+		what = fmt.Sprintf("no record of the sequence %s in the state file %s", strings.Join(missing, ", "), state.Path())
+		if len(missing) > 1 {
+			what = fmt.Sprintf("no record of the sequences %s in the state file %s", strings.Join(missing, ", "), state.Path())
+		}
+	}
+	if c.FirstStart == "refuse" && c.TimeOfDeath.IsZero() {
+		return fmt.Errorf("%s, and --require-state is set: a lost state file could let this worker ID repeat IDs it issued before. "+
 			"If this is the worker ID's first start, or its last ID was issued before a known time, start once with --time-of-death (-t) "+
-			"set to that time (Unix ms or RFC 3339; now for a first start: -t $(date +%%s%%3N)); otherwise restore the state file", errNoState, state.Path())
+			"set to that time (Unix ms or RFC 3339; now for a first start: -t $(date +%%s%%3N)); otherwise restore the state file", what)
+	}
+	if c.FirstStart == "wait" {
+		floor := m.firstStartFloor(time.Now())
+		if floor.After(c.TimeOfDeath) {
+			m.floor = floor
+			m.Logger.Warn("first start: "+what+"; --first-start wait: starting above the clock plus the reservation window, which a previous holder of this worker ID "+
+				"could not have passed unless a clock was behind", "state", state.Path(), "sequences", missing, "floor", floor.UTC(), "wait", floor.Sub(time.Now().Add(c.ClockOffset)).Round(time.Millisecond),
+				"worker_id", c.Worker, "datacenter_id", c.Datacenter)
+			return nil
+		}
 	}
 	if c.TimeOfDeath.IsZero() {
-		m.Logger.Warn("first start: no state file, so nothing is known of IDs issued before; if this worker ID ever issued IDs, "+
+		m.Logger.Warn("first start: "+what+", so nothing is known of IDs issued before; if this worker ID ever issued IDs, "+
 			"stop and restart with --time-of-death (-t) after its last one, or restore the state file (--require-state refuses such a start)",
-			"state", state.Path(), "worker_id", c.Worker, "datacenter_id", c.Datacenter)
+			"state", state.Path(), "sequences", missing, "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	} else {
-		m.Logger.Warn("first start: no state file; starting above --time-of-death",
-			"state", state.Path(), "time_of_death", c.TimeOfDeath, "worker_id", c.Worker, "datacenter_id", c.Datacenter)
+		m.Logger.Warn("first start: "+what+"; starting above --time-of-death",
+			"state", state.Path(), "sequences", missing, "time_of_death", c.TimeOfDeath, "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	}
 	return nil
+}
+
+// firstStartFloor is the floor of a first start under --first-start wait:
+// the clock at now plus the reservation window, and the distance the
+// policy borrow may run ahead. A previous holder of the worker ID, stopped
+// before this start, issued nothing above its clock (plus MaxAhead under
+// borrow); the window is the margin for its clock having been ahead of
+// this one.
+func (m *Main) firstStartFloor(now time.Time) time.Time {
+	c := &m.Config
+	floor := now.Add(c.ClockOffset + c.Window)
+	if c.Policy == floe.Borrow {
+		floor = floor.Add(c.MaxAhead)
+	}
+	return floor
+}
+
+// listen binds the listeners of --listen and --http, each when set. Its
+// error names the flag and the address (--listen :4444: address already in
+// use).
+func (c *Config) listen() (bin, web net.Listener, err error) {
+	if c.Listen != "" {
+		if bin, err = net.Listen("tcp", c.Listen); err != nil {
+			return nil, nil, listenError("--listen", c.Listen, err)
+		}
+	}
+	if c.HTTP != "" {
+		if web, err = net.Listen("tcp", c.HTTP); err != nil {
+			closeListener(bin)
+			return nil, nil, listenError("--http", c.HTTP, err)
+		}
+	}
+	return bin, web, nil
+}
+
+// listenError names flag and addr in front of the cause of net.Listen's
+// err, without the "listen tcp" and "bind" that the flag makes redundant.
+func listenError(flag, addr string, err error) error {
+	var se *os.SyscallError
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &se):
+		err = se.Err
+	case errors.As(err, &oe):
+		err = oe.Err
+	}
+	return fmt.Errorf("%s %s: %w", flag, addr, err)
+}
+
+func closeListener(l net.Listener) {
+	if l != nil {
+		l.Close()
+	}
 }
 
 func addrString(l net.Listener) string {

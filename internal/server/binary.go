@@ -122,6 +122,7 @@ type conn struct {
 	seq         atomic.Pointer[sequence] // set once the auth frame chose it
 	dropped     atomic.Bool              // ended because its sequence stopped issuing
 	inFlight    bool                     // owned by serve: replies were written, and may not have arrived yet
+	reset       bool                     // owned by serve: close with a reset, as noeqd does (refuseToken)
 	deadline    time.Time                // owned by serve: the read and write deadline set last
 	in          [inSize]byte             // owned by serve: the bytes read last
 	pending     []byte                   // owned by serve: bytes read while a request waited (see watchPeer), not yet served
@@ -255,13 +256,23 @@ func (c *conn) serve(seq *sequence) {
 }
 
 // close closes the connection for reason, lingering when replies may be
-// in flight, and unregisters it.
+// in flight, and unregisters it. A refused token closes as noeqd's does:
+// noeqd reads the auth frame (or, when the first byte begins none, two
+// bytes) and no further, so the bytes a client sent after them make its
+// kernel answer with a reset. floed reads what came with the frame into
+// its buffer; c.reset, set when that holds bytes past the frame, resets
+// the connection as noeqd's kernel would.
 func (c *conn) close(reason string) {
 	if c.dropped.Load() {
 		reason = "not_ready"
 	}
 	if c.lingers(reason) {
 		c.linger()
+	}
+	if c.reset {
+		if tc, ok := c.nc.(interface{ SetLinger(int) error }); ok {
+			tc.SetLinger(0)
+		}
 	}
 	c.nc.Close()
 	s := c.s
@@ -309,6 +320,8 @@ func (c *conn) open() (*sequence, []byte, string) {
 			return nil, nil, reason
 		}
 	case len(def.tokens) > 0:
+		// noeqd reads two bytes, then closes.
+		c.reset = len(in) > 2
 		return nil, nil, c.unauthorized("no_token", "binary connection without the required token")
 	}
 	c.seq.Store(seq)
@@ -351,6 +364,8 @@ func (c *conn) auth(set *seqSet, in []byte) (*sequence, []byte, string) {
 	if seq := c.s.byToken(token); seq != nil {
 		return seq, in, ""
 	}
+	// noeqd reads the frame, then closes.
+	c.reset = len(in) > 0
 	return nil, nil, c.unauthorized("wrong_token", "binary connection with a wrong token")
 }
 

@@ -3,6 +3,7 @@
 package server
 
 import (
+	"errors"
 	"io"
 	"net"
 	"runtime"
@@ -97,4 +98,62 @@ func memStats() runtime.MemStats {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m
+}
+
+// TestServer_RefusalResets checks how a refused token ends the connection,
+// as noeqd's does: noeqd reads the auth frame (its first two bytes when
+// they are no frame) and no further, then closes, so bytes the client sent
+// after them make the kernel answer with a reset; without such bytes the
+// client reads the end of the stream.
+func TestServer_RefusalResets(t *testing.T) {
+	frame := func(token string, after ...byte) []byte {
+		b, err := wire.AppendAuth(nil, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(b, after...)
+	}
+	tests := []struct {
+		name      string
+		send      []byte
+		wantReset bool
+		wantIDs   int
+	}{
+		{name: "wrong token, then a request", send: frame("bad", 1), wantReset: true},
+		{name: "wrong token, then requests", send: frame("bad", 1, 2, 3), wantReset: true},
+		{name: "wrong token alone", send: frame("bad")},
+		{name: "no token, three requests", send: []byte{1, 1, 1}, wantReset: true},
+		{name: "no token, two requests", send: []byte{1, 1}},
+		{name: "the right token, then a request", send: frame("tok", 2), wantIDs: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, addr := newTestServer(t, Config{Sequences: []SequenceConfig{{Name: "default", Tokens: []string{"tok"}}}})
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(30 * time.Second))
+			if _, err := nc.Write(tt.send); err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantIDs > 0 {
+				got := make([]byte, tt.wantIDs*wire.IDSize)
+				if _, err := io.ReadFull(nc, got); err != nil {
+					t.Fatalf("reading %d IDs: %v", tt.wantIDs, err)
+				}
+				return
+			}
+			n, err := io.Copy(io.Discard, nc)
+			switch {
+			case n > 0:
+				t.Errorf("read %d bytes from a refused connection", n)
+			case tt.wantReset && !errors.Is(err, syscall.ECONNRESET):
+				t.Errorf("the connection ended with %v, want a reset (ECONNRESET), as noeqd's", err)
+			case !tt.wantReset && err != nil:
+				t.Errorf("the connection ended with %v, want the end of the stream, as noeqd's", err)
+			}
+		})
+	}
 }

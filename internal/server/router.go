@@ -88,6 +88,14 @@ func (rt *router) handleFunc(pattern, op string, h http.HandlerFunc) {
 }
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.RequestURI == "*" {
+		// OPTIONS *, the server as a whole, which answers no method: an
+		// http.Server answers it itself (200, no body) unless its
+		// DisableGeneralOptionsHandler is set, as floed sets it.
+		w.Header().Set("Allow", "")
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "method "+r.Method+" not allowed on *: ask a path")
+		return
+	}
 	if !strings.HasPrefix(r.URL.Path, "/") {
 		// CONNECT host:port, which ServeMux answers in plain text.
 		notFound(w, r)

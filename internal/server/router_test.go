@@ -353,3 +353,19 @@ func TestHandler_Query(t *testing.T) {
 		})
 	}
 }
+
+// TestRouter_OptionsAsterisk checks the reply to "OPTIONS *", which reaches
+// the handler when the http.Server's DisableGeneralOptionsHandler is set.
+func TestRouter_OptionsAsterisk(t *testing.T) {
+	rt := newRouter(func(string, string) {})
+	r := httptest.NewRequest(http.MethodOptions, "*", nil)
+	r.RequestURI = "*"
+	w := httptest.NewRecorder()
+	rt.ServeHTTP(w, r)
+	if w.Code != http.StatusMethodNotAllowed || !strings.Contains(w.Body.String(), `"method_not_allowed"`) {
+		t.Errorf("OPTIONS *: %d %s, want 405 method_not_allowed", w.Code, w.Body.String())
+	}
+	if _, ok := w.Header()["Allow"]; !ok {
+		t.Error("OPTIONS *: no Allow header")
+	}
+}
