@@ -61,6 +61,13 @@ type adminSequence struct {
 // (generation 1), which the node serves once it holds worker ID 0.
 func startAdminNode(t testing.TB, token string) *adminNode {
 	t.Helper()
+	return startAdminNodeWith(t, token, token == "")
+}
+
+// startAdminNodeWith is startAdminNode with loopback clients served
+// without the token when loopback is set (floed --admin-loopback).
+func startAdminNodeWith(t testing.TB, token string, loopback bool) *adminNode {
+	t.Helper()
 	n := &adminNode{token: token, cat: workeridtest.NewMemCatalog(4)}
 	def := server.SequenceConfig{Name: "default"}
 	spec, err := server.Spec(def)
@@ -76,11 +83,12 @@ func startAdminNode(t testing.TB, token string) *adminNode {
 		t.Fatal(err)
 	}
 	n.srv, err = server.New(server.Config{
-		Sequences:  []server.SequenceConfig{def},
-		Catalog:    n.cat,
-		Sources:    n.cat.Source,
-		AdminToken: token,
-		Logger:     slog.New(slog.DiscardHandler),
+		Sequences:     []server.SequenceConfig{def},
+		Catalog:       n.cat,
+		Sources:       n.cat.Source,
+		AdminToken:    token,
+		AdminLoopback: loopback,
+		Logger:        slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +120,13 @@ func startAdminNode(t testing.TB, token string) *adminNode {
 	}))
 	t.Cleanup(s.Close)
 	n.url = s.URL
-	n.await(t, "default", serving)
+	deadline := time.Now().Add(10 * time.Second)
+	for n.srv.Ready() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("default not ready after 10 s: %v", n.srv.Ready())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	return n
 }
 

@@ -182,7 +182,7 @@ func TestSeqDestroy(t *testing.T) {
 	}{
 		{name: "named", args: []string{"-yes", "tenant1"}, path: "/v1/admin/sequences/tenant1", want: "tenant1: destroyed\n"},
 		{name: "-yes after the name", args: []string{"tenant1", "-yes"}, path: "/v1/admin/sequences/tenant1", want: "tenant1: destroyed\n"},
-		{name: "the default sequence", args: []string{"-yes", "default"}, path: "/v1/admin/sequences/default", want: "default: destroyed\n"},
+		{name: "the default sequence", args: []string{"-yes", "default"}, path: "/v1/admin/sequences/default", code: 1, wantErr: "floe seq: sequence \"default\" is the default sequence, which every node serves from its flags: it cannot be destroyed through the admin API (floe node detach stops one node serving it) (conflict)\n"},
 		{name: "unknown", args: []string{"-yes", "nope"}, path: "/v1/admin/sequences/nope", code: 1, wantErr: "floe seq: floe: no such sequence: nope (not_found)\n"},
 		{name: "without -yes", args: []string{"tenant1"}, code: 2, wantErr: "every node stops serving tenant1, and its worker IDs and reservations are dropped.\nRun again with -yes to destroy it.\n"},
 		{name: "-yes=false", args: []string{"-yes=false", "tenant1"}, code: 2, wantErr: "Run again with -yes"},

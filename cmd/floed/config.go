@@ -57,6 +57,9 @@ type Config struct {
 	Owner       string // this node's name in the coordinator
 	RedisUnsafe bool
 	AdminToken  string
+	// AdminLoopback serves the admin API to loopback clients without
+	// the admin token.
+	AdminLoopback bool
 
 	// The coordinator's TLS and authentication (coordtls.go). A password
 	// comes from its flag or from its file, read by ParseFlags.
@@ -139,6 +142,7 @@ var envVars = []struct{ flag, name string }{
 	{"owner", "FLOE_OWNER"},
 	{"redis-unsafe", "FLOE_REDIS_UNSAFE"},
 	{"admin-token", "FLOE_ADMIN_TOKEN"},
+	{"admin-loopback", "FLOE_ADMIN_LOOPBACK"},
 	{"etcd-ca", "FLOE_ETCD_CA"},
 	{"etcd-cert", "FLOE_ETCD_CERT"},
 	{"etcd-key", "FLOE_ETCD_KEY"},
@@ -309,7 +313,8 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	host, _ := os.Hostname()
 	fs.StringVar(&c.Owner, "owner", host, "this node's name in the coordinator; a restarted node prefers the worker ID its name held last")
 	fs.Var(boolFlag{&c.RedisUnsafe}, "redis-unsafe", "run on a Redis server that fails the safety check (no AOF, appendfsync not always, replicas), accepting duplicate IDs after its crash or failover")
-	fs.Var(secretFlag{&c.AdminToken}, "admin-token", "bearer `token` of the admin API (/v1/admin/); without one only loopback clients may use it")
+	fs.Var(secretFlag{&c.AdminToken}, "admin-token", "bearer `token` of the admin API (/v1/admin/); without one (or --admin-loopback) the admin API refuses every request")
+	fs.Var(boolFlag{&c.AdminLoopback}, "admin-loopback", "serve the admin API to loopback clients without the admin token; off by default, since a same-host proxy or mesh sidecar connects from loopback")
 
 	// The coordinator's TLS and authentication (coordtls.go).
 	file := func(p *string, name, usage string) { fs.Var(textFlag{p, "a file name", nil}, name, usage) }

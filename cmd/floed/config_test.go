@@ -115,7 +115,7 @@ func sameSetting(got, want any) bool {
 }
 
 // anyValue are the variables every string is good for (an empty owner
-// means the host's name; an empty admin token, loopback clients only).
+// means the host's name; an empty admin token, the admin API closed).
 // Passwords likewise: an empty one is refused when it is used, by
 // loadCoordSecurity.
 var anyValue = []string{"FLOE_OWNER", "FLOE_ADMIN_TOKEN", "FLOE_ETCD_PASSWORD", "FLOE_REDIS_PASSWORD"}
@@ -272,6 +272,9 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		{name: "redis unsafe empty", env: "FLOE_REDIS_UNSAFE", value: "", wantErr: "want true or false"},
 		{name: "admin token", env: "FLOE_ADMIN_TOKEN", value: "adm1n", field: "AdminToken", want: "adm1n"},
 		{name: "admin token empty", env: "FLOE_ADMIN_TOKEN", value: "", field: "AdminToken", want: ""},
+		{name: "admin loopback", env: "FLOE_ADMIN_LOOPBACK", value: "true", field: "AdminLoopback", want: true},
+		{name: "admin loopback false", env: "FLOE_ADMIN_LOOPBACK", value: "0", field: "AdminLoopback", want: false},
+		{name: "admin loopback maybe", env: "FLOE_ADMIN_LOOPBACK", value: "maybe", wantErr: "want true or false"},
 		{name: "etcd ca", env: "FLOE_ETCD_CA", value: ca.CertFile, with: etcd, field: "EtcdCA", want: ca.CertFile},
 		{name: "etcd ca empty", env: "FLOE_ETCD_CA", value: "", with: etcd, wantErr: "want a file name"},
 		{name: "etcd cert", env: "FLOE_ETCD_CERT", value: pair.CertFile, with: etcdWith("FLOE_ETCD_KEY", pair.KeyFile), field: "EtcdCert", want: pair.CertFile},

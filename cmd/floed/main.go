@@ -166,6 +166,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Revision:     build.Revision,
 		AdminToken:   c.AdminToken,
 	}
+	scfg.AdminLoopback = c.AdminLoopback
 	if co != nil {
 		scfg.Catalog, scfg.Sources = co.catalog, co.sources
 	}

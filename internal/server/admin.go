@@ -29,8 +29,10 @@ const adminTimeout = 10 * time.Second
 //	POST   /v1/admin/sequences/{name}/attach this node claims a worker ID for it and serves it
 //	POST   /v1/admin/sequences/{name}/detach this node releases its worker ID and stops serving it
 //
-// With Config.AdminToken set it is required as a bearer token; without
-// one, only loopback clients are served.
+// With Config.AdminToken set it is required as a bearer token. With
+// Config.AdminLoopback, loopback clients are served without it. Without
+// either, the API is closed (403): a same-host proxy or a mesh sidecar
+// connects from loopback, so loopback alone proves nothing.
 func (s *Server) adminRoutes(rt *router) {
 	rt.handleFunc("GET /v1/admin/sequences", "", s.admin(s.handleAdminList))
 	rt.handleFunc("POST /v1/admin/sequences", "", s.admin(s.handleAdminCreate))
@@ -39,24 +41,45 @@ func (s *Server) adminRoutes(rt *router) {
 	rt.handleFunc("POST /v1/admin/sequences/{name}/detach", "", s.admin(s.handleAdminDetach))
 }
 
+// The refusals of the admin API, which say how to open it.
+const (
+	adminClosed = "the admin API is closed: floed has no admin token. Start floed with --admin-token (or $FLOE_ADMIN_TOKEN) " +
+		"and give floe the same token (-token or $FLOE_ADMIN_TOKEN); --admin-loopback serves loopback clients without one"
+	adminLoopbackOnly = "the admin API serves loopback clients only (--admin-loopback) and floed has no admin token: " +
+		"start floed with --admin-token (or $FLOE_ADMIN_TOKEN) to serve other clients that send it"
+	adminWantToken = "the admin API needs the admin token (Authorization: Bearer <token>)"
+)
+
 func (s *Server) admin(h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !s.adminAllowed(r) {
-			writeError(w, http.StatusUnauthorized, "unauthorized", "the admin API needs the admin token (or, without one, a loopback client)")
-			return
+		switch {
+		case s.adminTokenOK(r) || s.cfg.AdminLoopback && fromLoopback(r):
+			h(w, r)
+		case s.cfg.AdminToken != "":
+			writeError(w, http.StatusUnauthorized, "unauthorized", adminWantToken)
+		case s.cfg.AdminLoopback:
+			writeError(w, http.StatusForbidden, "forbidden", adminLoopbackOnly)
+		default:
+			writeError(w, http.StatusForbidden, "forbidden", adminClosed)
 		}
-		h(w, r)
 	}
 }
 
-func (s *Server) adminAllowed(r *http.Request) bool {
+// adminTokenOK reports whether r carries the admin token, compared in
+// constant time; never without one set.
+func (s *Server) adminTokenOK(r *http.Request) bool {
 	if s.cfg.AdminToken == "" {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		ip := net.ParseIP(host)
-		return err == nil && ip != nil && ip.IsLoopback()
+		return false
 	}
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.AdminToken)) == 1
+}
+
+// fromLoopback reports whether r comes from a loopback address.
+func fromLoopback(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	ip := net.ParseIP(host)
+	return err == nil && ip != nil && ip.IsLoopback()
 }
 
 // adminSequence describes a sequence in the admin API.
@@ -189,12 +212,33 @@ func (s *Server) handleAdminDestroy(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
 	defer cancel()
 	name := r.PathValue("name")
+	if msg := s.flagServed(name); msg != "" {
+		writeError(w, http.StatusConflict, "conflict", msg)
+		return
+	}
 	if err := s.cfg.Catalog.Destroy(ctx, name); err != nil {
 		catalogError(w, err)
 		return
 	}
 	s.log.Warn("sequence destroyed cluster-wide", "seq", name)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// flagServed says why the named sequence may not be destroyed through the
+// API, or returns "": the node serves it from its configuration (floed's
+// flags), and would stop serving it, with every node configured alike,
+// until restarted without it. The default sequence is every node's.
+func (s *Server) flagServed(name string) string {
+	for i, sc := range s.cfg.Sequences {
+		switch {
+		case sc.Name != name:
+		case i == 0:
+			return fmt.Sprintf("sequence %q is the default sequence, which every node serves from its flags: it cannot be destroyed through the admin API (floe node detach stops one node serving it)", name)
+		default:
+			return fmt.Sprintf("sequence %q is served from this node's flags (--seq): destroying it would stop every node that serves it so, until restarted without it; remove it from their --seq flags and restart them, then destroy it", name)
+		}
+	}
+	return ""
 }
 
 func (s *Server) handleAdminAttach(w http.ResponseWriter, r *http.Request) {

@@ -85,8 +85,13 @@ type Config struct {
 	// sequence attached at runtime. Required with Catalog.
 	Sources func(workerid.Sequence) (workerid.Source, error)
 	// AdminToken, when set, is required (Authorization: Bearer) by the
-	// admin API under /v1/admin/.
+	// admin API under /v1/admin/. Without it (and without AdminLoopback)
+	// the admin API refuses every request.
 	AdminToken string
+	// AdminLoopback serves the admin API to loopback clients without
+	// AdminToken. Off by default: a same-host proxy or a mesh sidecar
+	// (Istio's connects from 127.0.0.6) makes every client a loopback one.
+	AdminLoopback bool
 	// Store keeps the reservations of the sequences without a Source;
 	// required when there are any.
 	Store Store
