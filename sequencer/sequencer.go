@@ -43,6 +43,8 @@ type Sequencer struct {
 	writes    atomic.Uint64          // successful reservation writes
 	errs      atomic.Uint64          // failed reservation writes
 	lost      atomic.Uint64          // leases lost
+	detaches  atomic.Uint64          // worker IDs released by Detach
+	destroys  atomic.Uint64          // worker IDs ended by the sequence's destruction
 	claims    atomic.Uint64          // leases claimed
 	why       atomic.Pointer[reason] // why no term is published
 	attached  atomic.Bool            // the supervisor holds or claims a worker ID

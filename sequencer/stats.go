@@ -27,6 +27,11 @@ type Stats struct {
 	// the durable writes of the reservation and WriteErrors the failed
 	// ones.
 	Claims, Losses, Writes, WriteErrors uint64
+	// Detaches and Destroys count the worker IDs given up on purpose,
+	// which Losses leaves out: released by Detach, and ended because the
+	// sequence was destroyed (by Destroy, or cluster-wide: a lease the
+	// catalog ended with the sequence is no loss).
+	Detaches, Destroys uint64
 	// Generator sums the counters of the generators of every term.
 	Generator floe.Stats
 }
@@ -36,6 +41,7 @@ func (s *Sequencer) Stats() Stats {
 	st := Stats{
 		WorkerID: -1,
 		Claims:   s.claims.Load(), Losses: s.lost.Load(),
+		Detaches: s.detaches.Load(), Destroys: s.destroys.Load(),
 		Writes: s.writes.Load(), WriteErrors: s.errs.Load(),
 	}
 	s.mu.Lock()

@@ -220,7 +220,7 @@ func (s *Server) handleAdminDestroy(w http.ResponseWriter, r *http.Request) {
 		catalogError(w, err)
 		return
 	}
-	s.log.Warn("sequence destroyed cluster-wide", "seq", name)
+	s.log.Info("sequence destroyed cluster-wide", "seq", name)
 	w.WriteHeader(http.StatusNoContent)
 }
 
