@@ -54,6 +54,7 @@ type adminSequence struct {
 	WorkerID int    `json:"worker_id"`
 	Ready    bool   `json:"ready"`
 	Reason   string `json:"reason,omitempty"`
+	Tokens   int    `json:"tokens"`
 }
 
 // startAdminNode starts an adminNode that stops with the test. Its catalog

@@ -534,3 +534,52 @@ func TestConfig_ParseFlagsOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestConfig_Tokens: --token may name a sequence outside --seq in a
+// cluster, whose catalog may define it (the admin API attaches it at
+// runtime); on a single node that is an error naming the sequence.
+func TestConfig_Tokens(t *testing.T) {
+	tests := []struct {
+		name        string
+		args        []string
+		wantSeqs    map[string][]string // the tokens of each sequence served from the flags
+		wantCatalog map[string][]string
+		wantErr     string
+	}{
+		{name: "single node, a served sequence", args: []string{"--seq", "a=id80", "--token", "a=x"},
+			wantSeqs: map[string][]string{"default": nil, "a": {"x"}}},
+		{name: "single node, no such sequence", args: []string{"--token", "orders=x"},
+			wantErr: `--token: unknown sequence "orders" (not in --seq; only a cluster node, --etcd or --redis, may name one its catalog defines)`},
+		{name: "cluster, a catalog's sequence", args: []string{"--redis", "r:6379", "--seq", "a=id80", "--token", "a=x", "--token", "orders=y", "--token", "orders=z", "--token", "default=w"},
+			wantSeqs:    map[string][]string{"default": {"w"}, "a": {"x"}},
+			wantCatalog: map[string][]string{"orders": {"y", "z"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c Config
+			if err := c.ParseFlags(tt.args, envLookup(nil), io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			seqs, err := c.sequences()
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("sequences() = %v, want the error %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make(map[string][]string)
+			for _, sc := range seqs {
+				got[sc.Name] = sc.Tokens
+			}
+			if !reflect.DeepEqual(got, tt.wantSeqs) {
+				t.Errorf("sequences' tokens %v, want %v", got, tt.wantSeqs)
+			}
+			if got := c.catalogTokens(); !reflect.DeepEqual(got, tt.wantCatalog) {
+				t.Errorf("catalogTokens() = %v, want %v", got, tt.wantCatalog)
+			}
+		})
+	}
+}

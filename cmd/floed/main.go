@@ -169,6 +169,7 @@ func (m *Main) Run(ctx context.Context) error {
 	scfg.AdminLoopback = c.AdminLoopback
 	if co != nil {
 		scfg.Catalog, scfg.Sources = co.catalog, co.sources
+		scfg.Tokens = c.catalogTokens()
 	}
 	srv, err := server.New(scfg)
 	if err != nil {

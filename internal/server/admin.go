@@ -24,7 +24,7 @@ const adminTimeout = 10 * time.Second
 // adminRoutes adds the admin API to mux:
 //
 //	GET    /v1/admin/sequences               the cluster's sequences and this node's part in each
-//	POST   /v1/admin/sequences               create {"name","format","layout"}
+//	POST   /v1/admin/sequences               create {"name","format","layout","token_sha256"}
 //	DELETE /v1/admin/sequences/{name}        destroy it cluster-wide
 //	POST   /v1/admin/sequences/{name}/attach this node claims a worker ID for it and serves it
 //	POST   /v1/admin/sequences/{name}/detach this node releases its worker ID and stops serving it
@@ -91,6 +91,7 @@ type adminSequence struct {
 	WorkerID int    `json:"worker_id"`
 	Ready    bool   `json:"ready"`
 	Reason   string `json:"reason,omitempty"`
+	Tokens   int    `json:"tokens"` // how many tokens the catalog gives it
 }
 
 func (s *Server) describeLocal(a *adminSequence) {
@@ -143,7 +144,7 @@ func (s *Server) handleAdminList(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]adminSequence, 0, len(list))
 	for _, seq := range list {
-		a := adminSequence{Name: seq.Name, Spec: seq.Spec, Gen: seq.Gen}
+		a := adminSequence{Name: seq.Name, Spec: seq.Spec, Gen: seq.Gen, Tokens: seq.Tokens.Len()}
 		s.describeLocal(&a)
 		out = append(out, a)
 	}
@@ -152,11 +153,14 @@ func (s *Server) handleAdminList(w http.ResponseWriter, r *http.Request) {
 	}{out})
 }
 
-// createRequest is the body of POST /v1/admin/sequences.
+// createRequest is the body of POST /v1/admin/sequences. TokenSHA256
+// holds the SHA-256 of each of the sequence's tokens in hex: the catalog
+// keeps only hashes, and the tokens never travel.
 type createRequest struct {
-	Name   string `json:"name"`
-	Format Format `json:"format"`
-	Layout string `json:"layout"`
+	Name        string   `json:"name"`
+	Format      Format   `json:"format"`
+	Layout      string   `json:"layout"`
+	TokenSHA256 []string `json:"token_sha256"`
 }
 
 func (s *Server) handleAdminCreate(w http.ResponseWriter, r *http.Request) {
@@ -167,8 +171,17 @@ func (s *Server) handleAdminCreate(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "bad_request", "the body is not a JSON object {name, format, layout}: "+err.Error())
+		writeError(w, http.StatusBadRequest, "bad_request", "the body is not a JSON object {name, format, layout, token_sha256}: "+err.Error())
 		return
+	}
+	var tokens []workerid.TokenHash
+	for _, hex := range req.TokenSHA256 {
+		h, err := workerid.ParseTokenHash(hex)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("token_sha256 %q: want the SHA-256 of a token in 64 hex digits (printf %%s \"$TOKEN\" | sha256sum), never the token itself", hex))
+			return
+		}
+		tokens = append(tokens, h)
 	}
 	sc := SequenceConfig{Name: req.Name, Format: cmp.Or(req.Format, Format64)}
 	if req.Layout != "" {
@@ -192,7 +205,7 @@ func (s *Server) handleAdminCreate(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	before, err := s.cfg.Catalog.Get(ctx, req.Name)
 	existed := err == nil && before.Spec == spec
-	seq, err := s.cfg.Catalog.Create(ctx, req.Name, spec)
+	seq, err := s.cfg.Catalog.Create(ctx, req.Name, spec, tokens...)
 	if err != nil {
 		catalogError(w, err)
 		return
@@ -201,8 +214,8 @@ func (s *Server) handleAdminCreate(w http.ResponseWriter, r *http.Request) {
 	if existed && before.Gen == seq.Gen {
 		status = http.StatusOK
 	}
-	s.log.Info("sequence created", "seq", seq.Name, "gen", seq.Gen, "spec", seq.Spec, "existed", status == http.StatusOK)
-	writeJSON(w, status, adminSequence{Name: seq.Name, Spec: seq.Spec, Gen: seq.Gen, WorkerID: -1})
+	s.log.Info("sequence created", "seq", seq.Name, "gen", seq.Gen, "spec", seq.Spec, "tokens", seq.Tokens.Len(), "existed", status == http.StatusOK)
+	writeJSON(w, status, adminSequence{Name: seq.Name, Spec: seq.Spec, Gen: seq.Gen, WorkerID: -1, Tokens: seq.Tokens.Len()})
 }
 
 func (s *Server) handleAdminDestroy(w http.ResponseWriter, r *http.Request) {
@@ -306,6 +319,13 @@ func (s *Server) addSequence(ctx context.Context, def workerid.Sequence) error {
 		return err
 	}
 	sc.Gen = def.Gen
+	// Its tokens: the catalog's, and those this node's configuration
+	// gives the name (Config.Tokens, or the flags of a sequence it served
+	// in an older generation).
+	sc.TokenHashes, sc.Tokens = def.Tokens, s.cfg.Tokens[def.Name]
+	if prev, ok := s.set.Load().byName[def.Name]; ok {
+		sc.Tokens = prev.sc.Tokens
+	}
 	if sc.Source, err = s.cfg.Sources(def); err != nil {
 		return err
 	}
@@ -320,14 +340,18 @@ func (s *Server) addSequence(ctx context.Context, def workerid.Sequence) error {
 	}
 	old := s.set.Load()
 	prev, had := old.byName[def.Name]
-	if had {
-		if prev.sc.Gen == def.Gen {
-			return nil // attached meanwhile
+	if had && prev.sc.Gen == def.Gen {
+		return nil // attached meanwhile
+	}
+	// An older generation is destroyed, even if its sequencer has not
+	// seen it yet: the new one issues only above every tick the old one
+	// could (workerid.Retired), so both may overlap for a moment.
+	for _, h := range seq.tokens.Hashes() {
+		for _, other := range old.list {
+			if other.name != def.Name && other.tokens.Match(h) {
+				return fmt.Errorf("%w: a token of sequence %q also selects sequence %q on this node", workerid.ErrConflict, def.Name, other.name)
+			}
 		}
-		// An older generation is destroyed, even if its sequencer has not
-		// seen it yet: the new one issues only above every tick the old
-		// one could (workerid.Retired), so both may overlap for a moment.
-		seq.tokens = prev.tokens
 	}
 	if err := seq.open(&s.cfg, true); err != nil {
 		return err

@@ -26,6 +26,13 @@ func adminServer(t *testing.T, cat *workeridtest.MemCatalog, token string) (*Ser
 // and sources it sets.
 func adminServerWith(t *testing.T, cat *workeridtest.MemCatalog, cfg Config) (*Server, http.Handler) {
 	t.Helper()
+	s, h, _ := adminNode(t, cat, cfg)
+	return s, h
+}
+
+// adminNode is adminServerWith, with the address of its binary listener.
+func adminNode(t *testing.T, cat *workeridtest.MemCatalog, cfg Config) (*Server, http.Handler, string) {
+	t.Helper()
 	sc := SequenceConfig{Name: "default"}
 	spec, err := Spec(sc)
 	if err != nil {
@@ -43,8 +50,8 @@ func adminServerWith(t *testing.T, cat *workeridtest.MemCatalog, cfg Config) (*S
 	cfg.Sequences = append([]SequenceConfig{sc}, cfg.Sequences...)
 	cfg.Catalog = cat
 	cfg.Sources = cat.Source
-	s, _ := newTestServer(t, cfg)
-	return s, s.Handler()
+	s, addr := newTestServer(t, cfg)
+	return s, s.Handler(), addr
 }
 
 // call serves one request from remote and returns the status and body.
