@@ -243,7 +243,7 @@ func (s *Sequencer) watch() {
 	if err := s.catalog.WaitGone(ctx, s.name, s.gen); err != nil {
 		return // stopped
 	}
-	s.log.Warn("the sequence was destroyed cluster-wide; no longer serving it", "gen", s.gen)
+	s.log.Info("the sequence was destroyed cluster-wide; no longer serving it", "gen", s.gen)
 	select {
 	case s.req <- request{op: opGone, done: make(chan error, 1)}:
 	case <-s.done:

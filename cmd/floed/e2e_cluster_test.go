@@ -109,3 +109,68 @@ func TestE2E_CatalogTokens(t *testing.T) {
 		t.Errorf("b's log shows a token:\n%s", b.stderr.String())
 	}
 }
+
+// TestE2E_DestroyIsNoLoss: a sequence destroyed through one node ends the
+// other node's lease on it; that node logs the release at INFO and counts
+// it in floe_workerid_released_total, not as a lost lease (ERROR, and the
+// counter FloedWorkerIDLeaseLost alerts on). A detach likewise.
+func TestE2E_DestroyIsNoLoss(t *testing.T) {
+	rs := safeRedis(t)
+	env := []string{"FLOE_ADMIN_TOKEN=" + adminToken}
+	a := startFloedEnv(t, env, "--redis", rs.Addr, "--cluster", "destroy", "--owner", "a")
+	b := startFloedEnv(t, env, "--redis", rs.Addr, "--cluster", "destroy", "--owner", "b")
+	if code, resp := a.admin(http.MethodPost, "/v1/admin/sequences", `{"name":"tenant1","format":"id80"}`); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, resp)
+	}
+	for _, f := range []*floed{a, b} {
+		if code, resp := f.admin(http.MethodPost, "/v1/admin/sequences/tenant1/attach", ""); code != http.StatusAccepted {
+			t.Fatalf("attach: %d %s", code, resp)
+		}
+	}
+	waitMetric := func(f *floed, series string, want float64) {
+		t.Helper()
+		deadline := time.Now().Add(startDeadline)
+		for f.metrics()[series] != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s = %v, want %v", series, f.metrics()[series], want)
+			}
+			time.Sleep(pollEvery)
+		}
+	}
+	waitMetric(a, `floe_workerid_claims_total{seq="tenant1"}`, 1)
+	waitMetric(b, `floe_workerid_claims_total{seq="tenant1"}`, 1)
+	if code, resp := a.admin(http.MethodPost, "/v1/admin/sequences/tenant1/detach", ""); code != http.StatusOK {
+		t.Fatalf("detach: %d %s", code, resp)
+	}
+	if code, resp := a.admin(http.MethodDelete, "/v1/admin/sequences/tenant1", ""); code != http.StatusNoContent {
+		t.Fatalf("destroy: %d %s", code, resp)
+	}
+	waitMetric(b, `floe_workerid_released_total{reason="destroy",seq="tenant1"}`, 1)
+	tests := []struct {
+		f      *floed
+		series string
+		want   float64
+	}{
+		{a, `floe_workerid_released_total{reason="detach",seq="tenant1"}`, 1},
+		{a, `floe_workerid_lease_lost_total{seq="tenant1"}`, 0},
+		{b, `floe_workerid_lease_lost_total{seq="tenant1"}`, 0},
+		{b, `floe_workerid_released_total{reason="detach",seq="tenant1"}`, 0},
+	}
+	for _, tt := range tests {
+		if got := tt.f.metrics()[tt.series]; got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.series, got, tt.want)
+		}
+	}
+	for name, f := range map[string]*floed{"a": a, "b": b} {
+		log := f.stderr.String()
+		if strings.Contains(log, "level=ERROR") {
+			t.Errorf("%s logged an ERROR:\n%s", name, log)
+		}
+		if !strings.Contains(log, `level=INFO msg="worker ID released`) {
+			t.Errorf("%s logged no INFO line of the release:\n%s", name, log)
+		}
+		if strings.Contains(log, `level=WARN msg="the sequence was destroyed`) || strings.Contains(log, `level=WARN msg="sequence destroyed`) {
+			t.Errorf("%s logged the destroy as a warning:\n%s", name, log)
+		}
+	}
+}
