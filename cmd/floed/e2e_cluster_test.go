@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/floeid/floe/internal/promtest"
 	"github.com/floeid/floe/internal/redistest"
 )
 
@@ -115,37 +118,10 @@ func TestE2E_CatalogTokens(t *testing.T) {
 // it in floe_workerid_released_total, not as a lost lease (ERROR, and the
 // counter FloedWorkerIDLeaseLost alerts on). A detach likewise.
 func TestE2E_DestroyIsNoLoss(t *testing.T) {
-	rs := safeRedis(t)
-	env := []string{"FLOE_ADMIN_TOKEN=" + adminToken}
-	a := startFloedEnv(t, env, "--redis", rs.Addr, "--cluster", "destroy", "--owner", "a")
-	b := startFloedEnv(t, env, "--redis", rs.Addr, "--cluster", "destroy", "--owner", "b")
-	if code, resp := a.admin(http.MethodPost, "/v1/admin/sequences", `{"name":"tenant1","format":"id80"}`); code != http.StatusCreated {
-		t.Fatalf("create: %d %s", code, resp)
-	}
-	for _, f := range []*floed{a, b} {
-		if code, resp := f.admin(http.MethodPost, "/v1/admin/sequences/tenant1/attach", ""); code != http.StatusAccepted {
-			t.Fatalf("attach: %d %s", code, resp)
-		}
-	}
-	waitMetric := func(f *floed, series string, want float64) {
-		t.Helper()
-		deadline := time.Now().Add(startDeadline)
-		for f.metrics()[series] != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s = %v, want %v", series, f.metrics()[series], want)
-			}
-			time.Sleep(pollEvery)
-		}
-	}
-	waitMetric(a, `floe_workerid_claims_total{seq="tenant1"}`, 1)
-	waitMetric(b, `floe_workerid_claims_total{seq="tenant1"}`, 1)
-	if code, resp := a.admin(http.MethodPost, "/v1/admin/sequences/tenant1/detach", ""); code != http.StatusOK {
-		t.Fatalf("detach: %d %s", code, resp)
-	}
-	if code, resp := a.admin(http.MethodDelete, "/v1/admin/sequences/tenant1", ""); code != http.StatusNoContent {
-		t.Fatalf("destroy: %d %s", code, resp)
-	}
-	waitMetric(b, `floe_workerid_released_total{reason="destroy",seq="tenant1"}`, 1)
+	a, b := startAttached(t, "destroy")
+	detachDestroy(t, a, b)
+	// The release is counted once the catalog said the sequence is gone.
+	waitMetric(t, b, `floe_workerid_released_total{reason="destroy",seq="tenant1"}`, 1)
 	tests := []struct {
 		f      *floed
 		series string
@@ -173,4 +149,101 @@ func TestE2E_DestroyIsNoLoss(t *testing.T) {
 			t.Errorf("%s logged the destroy as a warning:\n%s", name, log)
 		}
 	}
+}
+
+// startAttached starts two cluster nodes on a Redis server of their own,
+// a and b, both serving the sequence tenant1 (id80).
+func startAttached(t *testing.T, cluster string) (a, b *floed) {
+	t.Helper()
+	rs := safeRedis(t)
+	env := []string{"FLOE_ADMIN_TOKEN=" + adminToken}
+	a = startFloedEnv(t, env, "--redis", rs.Addr, "--cluster", cluster, "--owner", "a")
+	b = startFloedEnv(t, env, "--redis", rs.Addr, "--cluster", cluster, "--owner", "b")
+	if code, resp := a.admin(http.MethodPost, "/v1/admin/sequences", `{"name":"tenant1","format":"id80"}`); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, resp)
+	}
+	for _, f := range []*floed{a, b} {
+		if code, resp := f.admin(http.MethodPost, "/v1/admin/sequences/tenant1/attach", ""); code != http.StatusAccepted {
+			t.Fatalf("attach: %d %s", code, resp)
+		}
+	}
+	waitMetric(t, a, `floe_workerid_claims_total{seq="tenant1"}`, 1)
+	waitMetric(t, b, `floe_workerid_claims_total{seq="tenant1"}`, 1)
+	return a, b
+}
+
+// detachDestroy detaches tenant1 on a, destroys it through a, and waits
+// until b holds no worker ID for it.
+func detachDestroy(t *testing.T, a, b *floed) {
+	t.Helper()
+	if code, resp := a.admin(http.MethodPost, "/v1/admin/sequences/tenant1/detach", ""); code != http.StatusOK {
+		t.Fatalf("detach: %d %s", code, resp)
+	}
+	if code, resp := a.admin(http.MethodDelete, "/v1/admin/sequences/tenant1", ""); code != http.StatusNoContent {
+		t.Fatalf("destroy: %d %s", code, resp)
+	}
+	waitMetric(t, b, `floe_workerid{seq="tenant1"}`, -1)
+}
+
+// waitMetric waits until f's series is want.
+func waitMetric(t *testing.T, f *floed, series string, want float64) {
+	t.Helper()
+	if !waitFor(startDeadline, func() bool { return f.metrics()[series] == want }) {
+		t.Fatalf("%s = %v after %v, want %v", series, f.metrics()[series], startDeadline, want)
+	}
+}
+
+// TestE2E_DestroyFiresNoAlert has a real Prometheus scrape a node whose
+// sequence is destroyed through another, and evaluates the expression of
+// the alert FloedWorkerIDLeaseLost (deploy/prometheus/floed-alerts.yml):
+// it selects nothing, while Prometheus has the release by destroy.
+func TestE2E_DestroyFiresNoAlert(t *testing.T) {
+	promtest.Tool(t, "prometheus")
+	expr := alertExpr(t, "FloedWorkerIDLeaseLost")
+	a, b := startAttached(t, "alert")
+	p := promtest.Start(t, b.HTTP)
+	seen := func(series string, want float64) bool {
+		s, err := p.Query(series, time.Time{})
+		return err == nil && len(s) == 1 && s[0].Value == want
+	}
+	if !waitFor(time.Minute, func() bool { return seen(`floe_workerid_lease_lost_total{seq="tenant1"}`, 0) }) {
+		t.Fatal("no scrape of b within a minute")
+	}
+	detachDestroy(t, a, b)
+	// The end of b's lease, counted as a release by destroy or as a loss.
+	const ended = `sum(floe_workerid_lease_lost_total{seq="tenant1"}) + (sum(floe_workerid_released_total{seq="tenant1",reason="destroy"}) or vector(0))`
+	if !waitFor(time.Minute, func() bool { return seen(ended, 1) }) {
+		t.Fatal("no scrape of b saw the end of its lease within a minute")
+	}
+	got, err := p.Query(expr, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Errorf("%s selects %v after a destroy: FloedWorkerIDLeaseLost would fire", expr, got)
+	}
+}
+
+// alertExpr returns the expression of the named alert in
+// deploy/prometheus/floed-alerts.yml: the "expr:" line after its
+// "- alert:" line.
+func alertExpr(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "prometheus", "floed-alerts.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSpace(line)
+		if line == "- alert: "+name {
+			found = true
+			continue
+		}
+		if expr, ok := strings.CutPrefix(line, "expr: "); ok && found {
+			return expr
+		}
+	}
+	t.Fatalf("floed-alerts.yml: no expr of alert %s", name)
+	return ""
 }
