@@ -30,7 +30,10 @@ type Stats struct {
 	// Detaches and Destroys count the worker IDs given up on purpose,
 	// which Losses leaves out: released by Detach, and ended because the
 	// sequence was destroyed (by Destroy, or cluster-wide: a lease the
-	// catalog ended with the sequence is no loss).
+	// catalog ended with the sequence is no loss). In a catalog, a lease
+	// that ends counts in one or the other once the catalog has said
+	// whether the sequence is gone, a read bounded by a second, after the
+	// sequencer stopped issuing.
 	Detaches, Destroys uint64
 	// Generator sums the counters of the generators of every term.
 	Generator floe.Stats
