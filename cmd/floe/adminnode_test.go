@@ -134,7 +134,10 @@ func startAdminNodeWith(t testing.TB, token string, loopback bool) *adminNode {
 // serving and waiting are conditions for await: the node serves the
 // sequence; it is attached and still holds no worker ID.
 func serving(a adminSequence) bool { return a.Ready }
-func waiting(a adminSequence) bool { return a.Attached && a.WorkerID < 0 && a.Reason != "" }
+func waiting(a adminSequence) bool {
+	// Right after the attach the reason can still be the detached one.
+	return a.Attached && a.WorkerID < 0 && strings.Contains(a.Reason, "every worker ID is held")
+}
 
 // define adds a sequence to the catalog with a new generation; with
 // attached the node attaches it and define waits until it serves it.
