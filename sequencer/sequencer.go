@@ -43,6 +43,8 @@ type Sequencer struct {
 	writes    atomic.Uint64          // successful reservation writes
 	errs      atomic.Uint64          // failed reservation writes
 	lost      atomic.Uint64          // leases lost
+	detaches  atomic.Uint64          // worker IDs released by Detach
+	destroys  atomic.Uint64          // worker IDs ended by the sequence's destruction
 	claims    atomic.Uint64          // leases claimed
 	why       atomic.Pointer[reason] // why no term is published
 	attached  atomic.Bool            // the supervisor holds or claims a worker ID
@@ -241,7 +243,7 @@ func (s *Sequencer) watch() {
 	if err := s.catalog.WaitGone(ctx, s.name, s.gen); err != nil {
 		return // stopped
 	}
-	s.log.Warn("the sequence was destroyed cluster-wide; no longer serving it", "gen", s.gen)
+	s.log.Info("the sequence was destroyed cluster-wide; no longer serving it", "gen", s.gen)
 	select {
 	case s.req <- request{op: opGone, done: make(chan error, 1)}:
 	case <-s.done:

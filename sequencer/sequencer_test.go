@@ -66,7 +66,7 @@ func next64(t *testing.T, sq *sequencer.Sequencer, n int) []id64.ID {
 // failingCatalog is a catalog out of reach.
 type failingCatalog struct{ err error }
 
-func (c failingCatalog) Create(context.Context, string, string) (workerid.Sequence, error) {
+func (c failingCatalog) Create(context.Context, string, string, ...workerid.TokenHash) (workerid.Sequence, error) {
 	return workerid.Sequence{}, c.err
 }
 func (c failingCatalog) Get(context.Context, string) (workerid.Sequence, error) {

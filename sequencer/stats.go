@@ -30,6 +30,14 @@ type Stats struct {
 	// Failing reports that the last write of the reservation failed:
 	// issuing stops at the current reservation until a write succeeds.
 	Failing bool
+	// Detaches and Destroys count the worker IDs given up on purpose,
+	// which Losses leaves out: released by Detach, and ended because the
+	// sequence was destroyed (by Destroy, or cluster-wide: a lease the
+	// catalog ended with the sequence is no loss). In a catalog, a lease
+	// that ends counts in one or the other once the catalog has said
+	// whether the sequence is gone, a read bounded by a second, after the
+	// sequencer stopped issuing.
+	Detaches, Destroys uint64
 	// Generator sums the counters of the generators of every term.
 	Generator floe.Stats
 }
@@ -39,6 +47,7 @@ func (s *Sequencer) Stats() Stats {
 	st := Stats{
 		WorkerID: -1,
 		Claims:   s.claims.Load(), Losses: s.lost.Load(),
+		Detaches: s.detaches.Load(), Destroys: s.destroys.Load(),
 		Writes: s.writes.Load(), WriteErrors: s.errs.Load(),
 		Failing: s.failing.Load(),
 	}

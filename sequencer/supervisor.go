@@ -73,28 +73,47 @@ func (s *Sequencer) run(t *term) {
 		req, lost := s.keep(t)
 		switch {
 		case lost != nil:
-			s.lost.Add(1)
-			s.endTerm(t, "lease lost: "+lost.Error(), lost)
-			s.log.Error("worker ID lease lost; issuing stopped", "worker_id", t.lease.ID(), "err", lost)
-			t = nil
-			if s.gone() {
-				s.setDestroyed("destroyed cluster-wide")
-				s.log.Warn("the sequence was destroyed cluster-wide; no longer serving it")
+			// A lease the catalog ended with a destroyed sequence is no
+			// loss: the catalog tells, after issuing stopped. Outside a
+			// catalog it is a loss, counted before the state changes.
+			inCatalog := s.catalog != nil && s.gen != 0
+			if !inCatalog {
+				s.lost.Add(1)
 			}
+			s.endTerm(t, "lease lost: "+lost.Error(), lost)
+			id := t.lease.ID()
+			t = nil
+			if inCatalog && s.gone() {
+				s.destroys.Add(1)
+				s.setDestroyed("destroyed cluster-wide")
+				s.log.Info("worker ID released: the sequence was destroyed cluster-wide; no longer serving it", "worker_id", id, "reason", "destroy")
+				continue
+			}
+			if inCatalog {
+				s.lost.Add(1)
+			}
+			s.log.Error("worker ID lease lost; issuing stopped", "worker_id", id, "err", lost)
 		case req != nil:
 			var err error
+			id := t.lease.ID()
 			switch req.op {
 			case opDetach:
 				err = s.release(t, "detached")
+				s.detaches.Add(1)
 				s.setAttached(false)
+				s.log.Info("worker ID released: detached", "worker_id", id, "reason", "detach")
 			case opDestroy:
 				// The catalog dropped the worker IDs with the sequence:
 				// there is nothing to release.
 				s.endTerm(t, "destroyed", nil)
+				s.destroys.Add(1)
 				s.setDestroyed("destroyed")
+				s.log.Info("worker ID released: the sequence was destroyed", "worker_id", id, "reason", "destroy")
 			case opGone:
 				s.endTerm(t, "destroyed cluster-wide", nil)
+				s.destroys.Add(1)
 				s.setDestroyed("destroyed cluster-wide")
+				s.log.Info("worker ID released: the sequence was destroyed cluster-wide; no longer serving it", "worker_id", id, "reason", "destroy")
 			}
 			t = nil
 			req.done <- err

@@ -21,6 +21,11 @@ type Sequence struct {
 	// reserved any tick, or the zero Retired. A generation that follows
 	// it issues only after it (see Retired).
 	Retired Retired
+	// Tokens are the hashes of the tokens that select the sequence on
+	// every node (a binary connection's auth frame, an HTTP request's
+	// bearer token), set by Create; none leaves the sequence open to all,
+	// unless a node gives it tokens of its own.
+	Tokens Tokens
 }
 
 // Retired is what a destroyed generation of a sequence could have issued:
@@ -41,10 +46,12 @@ type Retired struct {
 // Catalog keeps a cluster's named sequences. Implementations are safe for
 // concurrent use.
 type Catalog interface {
-	// Create defines a sequence. Defining one that exists with the same
-	// Spec returns the existing one; with another Spec it is an error
-	// wrapping ErrConflict.
-	Create(ctx context.Context, name, spec string) (Sequence, error)
+	// Create defines a sequence, with the hashes of its tokens, if any.
+	// Defining one that exists with the same Spec returns the existing
+	// one, with its tokens, when no tokens are given or the same set;
+	// with another Spec or other tokens it is an error wrapping
+	// ErrConflict.
+	Create(ctx context.Context, name, spec string, tokens ...TokenHash) (Sequence, error)
 	// Get returns the named sequence, or an error wrapping ErrNotFound.
 	Get(ctx context.Context, name string) (Sequence, error)
 	// List returns every sequence, ordered by name.

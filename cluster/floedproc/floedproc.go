@@ -284,7 +284,8 @@ func (p *Proc) Get(path string) (int, string, error) {
 	return p.Do(http.MethodGet, path, "")
 }
 
-// Do performs a request with an optional JSON body.
+// Do performs a request with an optional JSON body. With FLOE_ADMIN_TOKEN
+// in the daemon's environment, it sends that token as a bearer token.
 func (p *Proc) Do(method, path, body string) (int, string, error) {
 	req, err := http.NewRequest(method, "http://"+p.HTTP+path, strings.NewReader(body))
 	if err != nil {
@@ -292,6 +293,11 @@ func (p *Proc) Do(method, path, body string) (int, string, error) {
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for _, kv := range p.Env {
+		if token, ok := strings.CutPrefix(kv, "FLOE_ADMIN_TOKEN="); ok && token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
 	}
 	resp, err := httpClient.Do(req)
 	if err != nil {

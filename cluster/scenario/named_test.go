@@ -25,8 +25,8 @@ func TestScenario_NamedSequences(t *testing.T) {
 	const seq = "orders"
 	ec := etcdtest.Start(t, 1)
 	led := floedproc.NewLedger()
-	a := floedproc.Start(t, bin, "a", etcdNode(ec.Endpoints(), "named", "a")...)
-	b := floedproc.Start(t, bin, "b", etcdNode(ec.Endpoints(), "named", "b")...)
+	a := floedproc.StartEnv(t, bin, "a", adminEnv, etcdNode(ec.Endpoints(), "named", "a")...)
+	b := floedproc.StartEnv(t, bin, "b", adminEnv, etcdNode(ec.Endpoints(), "named", "b")...)
 	mustReady(t, a, 5*time.Second)
 	mustReady(t, b, 5*time.Second)
 	fa := startFeed(t, led, a, "a", feedOpts{})
@@ -135,6 +135,10 @@ func TestScenario_NamedSequences(t *testing.T) {
 	t.Logf("orders: %d IDs, all unique", named.Len())
 	checkLedger(t, led)
 }
+
+// adminEnv gives a node the admin token, which floedproc.Proc.Do then
+// sends: without one, floed's admin API refuses every request.
+var adminEnv = []string{"FLOE_ADMIN_TOKEN=scenario-admin"}
 
 // adminSequence is a sequence in GET /v1/admin/sequences.
 type adminSequence struct {

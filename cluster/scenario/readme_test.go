@@ -22,7 +22,8 @@ import (
 )
 
 // TestScenario_READMECluster runs the commands of the README's cluster
-// example as written, in order: floed on every node (two here, on a real
+// example as written, in order: its export of the admin token (with a
+// value of the test's), floed on every node (two here, on a real
 // etcd in place of the README's), then each floe command against the first
 // node, each of which must succeed. Between them it checks what the
 // comments say: the created sequence is served by no node, then by the
@@ -36,17 +37,21 @@ func TestScenario_READMECluster(t *testing.T) {
 
 	var nodes []*floedproc.Proc
 	var floeCmds [][]string
+	var env []string // the README's exports, with the test's values
 	for _, line := range lines {
 		for cmd := range strings.SplitSeq(line, ";") {
 			args := strings.Fields(cmd)
 			switch {
 			case len(args) == 0:
+			case args[0] == "export" && len(args) > 1 && strings.HasPrefix(args[1], "FLOE_ADMIN_TOKEN="):
+				// The README makes a random token; any one will do.
+				env = append(env, "FLOE_ADMIN_TOKEN=readme-admin-token")
 			case args[0] == "floed":
 				if len(floeCmds) > 0 {
 					t.Fatalf("README: floed after a floe command: %q", line)
 				}
 				for _, owner := range []string{"a", "b"} {
-					nodes = append(nodes, floedproc.Start(t, bin, owner, floedArgs(t, args[1:], ec.Endpoints(), owner)...))
+					nodes = append(nodes, floedproc.StartEnv(t, bin, owner, env, floedArgs(t, args[1:], ec.Endpoints(), owner)...))
 				}
 			case args[0] == "floe":
 				floeCmds = append(floeCmds, args[1:])
@@ -64,7 +69,7 @@ func TestScenario_READMECluster(t *testing.T) {
 	a := nodes[0]
 	for _, args := range floeCmds {
 		cmd := exec.Command(floe, args...)
-		cmd.Env = append(os.Environ(), "FLOE_ADMIN_ADDR=http://"+a.HTTP, "FLOE_ADMIN_TOKEN=")
+		cmd.Env = append(append(os.Environ(), "FLOE_ADMIN_ADDR=http://"+a.HTTP, "FLOE_ADMIN_TOKEN="), env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("floe %s: %v\n%s", strings.Join(args, " "), err, out)

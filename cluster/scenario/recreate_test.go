@@ -23,8 +23,8 @@ func TestScenario_RecreateWhilePartitioned(t *testing.T) {
 	const seq = "orders"
 	ec := etcdtest.Start(t, 3)
 	proxies, viaProxies := proxyAll(t, ec)
-	a := floedproc.Start(t, bin, "a", etcdNode(viaProxies, "recreate", "a")...)
-	b := floedproc.Start(t, bin, "b", etcdNode(ec.Endpoints(), "recreate", "b")...)
+	a := floedproc.StartEnv(t, bin, "a", adminEnv, etcdNode(viaProxies, "recreate", "a")...)
+	b := floedproc.StartEnv(t, bin, "b", adminEnv, etcdNode(ec.Endpoints(), "recreate", "b")...)
 	mustReady(t, a, 5*time.Second)
 	mustReady(t, b, 5*time.Second)
 	admin := func(p *floedproc.Proc, method, path, body string, want int) {

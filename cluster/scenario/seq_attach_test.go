@@ -157,6 +157,10 @@ func seqDestroy(t *testing.T, c coordinator) {
 		if _, err := p.Next64(); !errors.Is(err, sequencer.ErrDestroyed) {
 			t.Errorf("%s.Next64 after the destroy: %v, want ErrDestroyed", p.who, err)
 		}
+		// The destroy ended each one's lease on purpose: no loss.
+		if st := p.Stats(); st.Losses != 0 || st.Destroys != 1 {
+			t.Errorf("%s after the destroy: %d leases lost and %d ended by a destroy, want 0 and 1", p.who, st.Losses, st.Destroys)
+		}
 	}
 	fa.halt()
 	fb.halt()

@@ -10,11 +10,11 @@ import (
 )
 
 // adminCommands is one command line of each admin subcommand, after
-// "-addr ADDR", that succeeds on a startAdminNode.
+// "-addr ADDR", that succeeds on a startAdminNode with tenant2 defined.
 var adminCommands = [][]string{
 	{"seq", "list"},
 	{"seq", "create", "tenant1"},
-	{"seq", "destroy", "-yes", "default"},
+	{"seq", "destroy", "-yes", "tenant2"},
 	{"node", "attach", "default"},
 	{"node", "detach", "default"},
 }
@@ -38,33 +38,39 @@ func TestAdmin_Token(t *testing.T) {
 		wantAuth string // the Authorization header sent
 		wantErr  string // in stderr
 		noHint   bool   // stderr has no hint to give a token
+		closed   bool   // the server has no token and serves no loopback client without one
 	}{
 		{name: "token flag", token: "s3cret", flags: []string{"-token", "s3cret"}, wantAuth: "Bearer s3cret"},
 		{name: "FLOE_ADMIN_TOKEN", token: "s3cret", env: "s3cret", wantAuth: "Bearer s3cret"},
 		{name: "flag over env", token: "s3cret", env: "wrong", flags: []string{"-token=s3cret"}, wantAuth: "Bearer s3cret"},
-		{name: "no token set, none sent", wantAuth: ""},
+		{name: "no token set, loopback opted in", wantAuth: ""},
+		{
+			name: "no token set, loopback not opted in", closed: true, code: 1,
+			wantErr: "the admin API is closed: floed has no admin token. Start floed with --admin-token (or $FLOE_ADMIN_TOKEN) and give floe the same token (-token or $FLOE_ADMIN_TOKEN); --admin-loopback serves loopback clients without one (forbidden)\n",
+		},
 		{name: "a token the server does not need", flags: []string{"-token", "spare"}, wantAuth: "Bearer spare"},
 		{
 			name: "missing token", token: "s3cret", code: 1,
-			wantErr: "the admin API needs the admin token (or, without one, a loopback client) (unauthorized)\n" + hint + "\n",
+			wantErr: "the admin API needs the admin token (Authorization: Bearer <token>) (unauthorized)\n" + hint + "\n",
 		},
 		{
 			name: "empty flag over env", token: "s3cret", env: "s3cret", flags: []string{"-token", ""}, code: 1,
-			wantErr: "needs the admin token (or, without one, a loopback client) (unauthorized)\n" + hint + "\n",
+			wantErr: "needs the admin token (Authorization: Bearer <token>) (unauthorized)\n" + hint + "\n",
 		},
 		{
 			name: "wrong token", token: "s3cret", flags: []string{"-token", "s3cre"}, code: 1, wantAuth: "Bearer s3cre",
-			wantErr: ": the admin API needs the admin token (or, without one, a loopback client) (unauthorized)\n", noHint: true,
+			wantErr: ": the admin API needs the admin token (Authorization: Bearer <token>) (unauthorized)\n", noHint: true,
 		},
 		{
 			name: "wrong token from env", token: "s3cret", env: "S3CRET", code: 1, wantAuth: "Bearer S3CRET",
-			wantErr: ": the admin API needs the admin token (or, without one, a loopback client) (unauthorized)\n", noHint: true,
+			wantErr: ": the admin API needs the admin token (Authorization: Bearer <token>) (unauthorized)\n", noHint: true,
 		},
 	}
 	for _, tc := range tests {
 		for _, cmd := range adminCommands {
 			t.Run(tc.name+"/"+strings.Join(cmd[:2], " "), func(t *testing.T) {
-				f := startAdminNode(t, tc.token)
+				f := startAdminNodeWith(t, tc.token, tc.token == "" && !tc.closed)
+				f.define(t, "tenant2", "id80", "", false)
 				args := adminArgs(cmd, append([]string{"-addr", "ADDR"}, tc.flags...)...)
 				code, out, errOut := runAdmin(t, f.url, map[string]string{"FLOE_ADMIN_TOKEN": tc.env}, args...)
 				if code != tc.code || !strings.Contains(errOut, tc.wantErr) || tc.noHint && strings.Contains(errOut, hint) {

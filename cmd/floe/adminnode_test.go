@@ -54,12 +54,20 @@ type adminSequence struct {
 	WorkerID int    `json:"worker_id"`
 	Ready    bool   `json:"ready"`
 	Reason   string `json:"reason,omitempty"`
+	Tokens   int    `json:"tokens"`
 }
 
 // startAdminNode starts an adminNode that stops with the test. Its catalog
 // holds the default sequence, as floed's with default flags defines it
 // (generation 1), which the node serves once it holds worker ID 0.
 func startAdminNode(t testing.TB, token string) *adminNode {
+	t.Helper()
+	return startAdminNodeWith(t, token, token == "")
+}
+
+// startAdminNodeWith is startAdminNode with loopback clients served
+// without the token when loopback is set (floed --admin-loopback).
+func startAdminNodeWith(t testing.TB, token string, loopback bool) *adminNode {
 	t.Helper()
 	n := &adminNode{token: token, cat: workeridtest.NewMemCatalog(4)}
 	def := server.SequenceConfig{Name: "default"}
@@ -76,11 +84,12 @@ func startAdminNode(t testing.TB, token string) *adminNode {
 		t.Fatal(err)
 	}
 	n.srv, err = server.New(server.Config{
-		Sequences:  []server.SequenceConfig{def},
-		Catalog:    n.cat,
-		Sources:    n.cat.Source,
-		AdminToken: token,
-		Logger:     slog.New(slog.DiscardHandler),
+		Sequences:     []server.SequenceConfig{def},
+		Catalog:       n.cat,
+		Sources:       n.cat.Source,
+		AdminToken:    token,
+		AdminLoopback: loopback,
+		Logger:        slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -112,14 +121,23 @@ func startAdminNode(t testing.TB, token string) *adminNode {
 	}))
 	t.Cleanup(s.Close)
 	n.url = s.URL
-	n.await(t, "default", serving)
+	deadline := time.Now().Add(10 * time.Second)
+	for n.srv.Ready() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("default not ready after 10 s: %v", n.srv.Ready())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	return n
 }
 
 // serving and waiting are conditions for await: the node serves the
 // sequence; it is attached and still holds no worker ID.
 func serving(a adminSequence) bool { return a.Ready }
-func waiting(a adminSequence) bool { return a.Attached && a.WorkerID < 0 && a.Reason != "" }
+func waiting(a adminSequence) bool {
+	// Right after the attach the reason can still be the detached one.
+	return a.Attached && a.WorkerID < 0 && strings.Contains(a.Reason, "every worker ID is held")
+}
 
 // define adds a sequence to the catalog with a new generation; with
 // attached the node attaches it and define waits until it serves it.

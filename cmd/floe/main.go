@@ -8,7 +8,7 @@
 //	floe redis get [-n count] --addr host:port,...
 //	floe get [-n count] [-addr host:port,...] [-token T] [-layout L] [-max-skew 10m] [-timeout 5s] [-o text|json]
 //	floe bench [-addr host:port] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]
-//	floe seq create [-addr URL] [-token T] [-format id64|id80|id96] [-layout name] NAME
+//	floe seq create [-addr URL] [-token T] [-format id64|id80|id96] [-layout name] [-token-file FILE] NAME
 //	floe seq list [-addr URL] [-token T] [-o text|json]
 //	floe seq destroy [-addr URL] [-token T] -yes NAME
 //	floe node attach [-addr URL] [-token T] NAME

@@ -125,11 +125,11 @@ func TestSeqNode_Lifecycle(t *testing.T) {
 		want string // in stdout; ADDR is the node's URL
 	}{
 		{[]string{"seq", "create", "-format", "id80", "tenant1"}, "tenant1: created (gen 2): id80\n"},
-		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":false,"worker_id":-1,"ready":false}`},
+		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":false,"worker_id":-1,"ready":false,"tokens":0}`},
 		{[]string{"node", "attach", "tenant1"}, "tenant1: attached to ADDR; it serves the sequence once it holds a worker ID (READY in floe seq list)\n"},
-		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":true,"worker_id":0,"ready":true}`},
+		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":true,"worker_id":0,"ready":true,"tokens":0}`},
 		{[]string{"node", "detach", "tenant1"}, "tenant1: detached from ADDR\n"},
-		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":false,"worker_id":-1,"ready":false,"reason":"floe: sequence not ready: tenant1: detached"}`},
+		{[]string{"seq", "list", "-o", "json"}, tenant1 + `"attached":false,"worker_id":-1,"ready":false,"reason":"floe: sequence not ready: tenant1: detached","tokens":0}`},
 		{[]string{"seq", "destroy", "-yes", "tenant1"}, "tenant1: destroyed\n"},
 		{[]string{"seq", "list"}, "\ndefault  "},
 	}

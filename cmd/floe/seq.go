@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -38,7 +41,7 @@ func runSeq(args []string, stdout, stderr io.Writer) error {
 }
 
 func seqUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: floe seq create [-addr URL] [-token T] [-format id64|id80|id96] [-layout name] NAME")
+	fmt.Fprintln(w, "usage: floe seq create [-addr URL] [-token T] [-format id64|id80|id96] [-layout name] [-token-file FILE] NAME")
 	fmt.Fprintln(w, "       floe seq list [-addr URL] [-token T] [-o text|json]")
 	fmt.Fprintln(w, "       floe seq destroy [-addr URL] [-token T] -yes NAME")
 }
@@ -52,37 +55,67 @@ type seqInfo struct {
 	WorkerID int    `json:"worker_id"`        // the node's worker ID for it, -1 when none
 	Ready    bool   `json:"ready"`            // whether the node can issue its IDs now
 	Reason   string `json:"reason,omitempty"` // why not, when the node has the sequence and is not ready
+	Tokens   int    `json:"tokens"`           // how many tokens the catalog gives it
 }
 
-// createRequest is the body of POST /v1/admin/sequences.
+// createRequest is the body of POST /v1/admin/sequences: the token's
+// SHA-256, never the token, goes to the catalog.
 type createRequest struct {
-	Name   string `json:"name"`
-	Format string `json:"format"`
-	Layout string `json:"layout,omitempty"`
+	Name        string   `json:"name"`
+	Format      string   `json:"format"`
+	Layout      string   `json:"layout,omitempty"`
+	TokenSHA256 []string `json:"token_sha256,omitempty"`
 }
 
 // createReply is the reply to POST /v1/admin/sequences.
 type createReply struct {
-	Name string `json:"name"`
-	Spec string `json:"spec"`
-	Gen  int64  `json:"gen"`
+	Name   string `json:"name"`
+	Spec   string `json:"spec"`
+	Gen    int64  `json:"gen"`
+	Tokens int    `json:"tokens"`
+}
+
+// readTokenFile reads a sequence's token from path: the file's bytes
+// without one trailing newline (\n or \r\n), 1 to 255 of them (the auth
+// frame's length byte). It returns the token's SHA-256 in hex; its errors
+// never repeat the token.
+func readTokenFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("-token-file: %w", err)
+	}
+	token := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	if len(token) == 0 || len(token) > 255 {
+		return "", fmt.Errorf("-token-file %s: want a token of 1 to 255 bytes (a trailing newline aside), not %d", path, len(token))
+	}
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:]), nil
 }
 
 func runSeqCreate(args []string, stdout, stderr io.Writer) error {
 	var af adminFlags
-	fs := newAdminFlagSet("seq create", "[-addr URL] [-token T] [-format id64|id80|id96] [-layout name] NAME", &af, stderr)
+	fs := newAdminFlagSet("seq create", "[-addr URL] [-token T] [-format id64|id80|id96] [-layout name] [-token-file FILE] NAME", &af, stderr)
 	format := fs.String("format", "id64", "ID `format`: id64, id80 or id96")
 	layout := fs.String("layout", "", "id64 `layout` (default twitter; id64 only): "+id64.LayoutHelp)
+	tokenFile := fs.String("token-file", "", "a `file` holding the sequence's token (1 to 255 bytes, a trailing newline aside): binary clients select the sequence with it on every node that attaches it, and HTTP requests for it need it; only its SHA-256 is sent and stored")
 	name, err := parseNameArgs(fs, args, stderr)
 	if err != nil {
 		return err
+	}
+	req := createRequest{Name: name, Format: *format, Layout: *layout}
+	if *tokenFile != "" {
+		hash, err := readTokenFile(*tokenFile)
+		if err != nil {
+			return err
+		}
+		req.TokenSHA256 = []string{hash}
 	}
 	c, err := af.client(fs)
 	if err != nil {
 		return err
 	}
 	var reply createReply
-	status, err := c.do(http.MethodPost, "/v1/admin/sequences", createRequest{Name: name, Format: *format, Layout: *layout}, &reply)
+	status, err := c.do(http.MethodPost, "/v1/admin/sequences", req, &reply)
 	if err != nil {
 		return err
 	}
@@ -90,7 +123,15 @@ func runSeqCreate(args []string, stdout, stderr io.Writer) error {
 	if status == http.StatusCreated {
 		what = "created"
 	}
-	fmt.Fprintf(stdout, "%s: %s (gen %d): %s\n", orName(reply.Name, name), what, reply.Gen, describeSpec(reply.Spec))
+	tokens := ""
+	switch reply.Tokens {
+	case 0:
+	case 1:
+		tokens = ", 1 token"
+	default:
+		tokens = fmt.Sprintf(", %d tokens", reply.Tokens)
+	}
+	fmt.Fprintf(stdout, "%s: %s (gen %d): %s%s\n", orName(reply.Name, name), what, reply.Gen, describeSpec(reply.Spec), tokens)
 	if what == "created" {
 		fmt.Fprintf(stdout, "%s: no node serves it until attached: floe node attach %s, on each node (-addr) that is to serve it\n", orName(reply.Name, name), orName(reply.Name, name))
 	}

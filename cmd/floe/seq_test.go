@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -182,7 +184,7 @@ func TestSeqDestroy(t *testing.T) {
 	}{
 		{name: "named", args: []string{"-yes", "tenant1"}, path: "/v1/admin/sequences/tenant1", want: "tenant1: destroyed\n"},
 		{name: "-yes after the name", args: []string{"tenant1", "-yes"}, path: "/v1/admin/sequences/tenant1", want: "tenant1: destroyed\n"},
-		{name: "the default sequence", args: []string{"-yes", "default"}, path: "/v1/admin/sequences/default", want: "default: destroyed\n"},
+		{name: "the default sequence", args: []string{"-yes", "default"}, path: "/v1/admin/sequences/default", code: 1, wantErr: "floe seq: sequence \"default\" is the default sequence, which every node serves from its flags: it cannot be destroyed through the admin API (floe node detach stops one node serving it) (conflict)\n"},
 		{name: "unknown", args: []string{"-yes", "nope"}, path: "/v1/admin/sequences/nope", code: 1, wantErr: "floe seq: floe: no such sequence: nope (not_found)\n"},
 		{name: "without -yes", args: []string{"tenant1"}, code: 2, wantErr: "every node stops serving tenant1, and its worker IDs and reservations are dropped.\nRun again with -yes to destroy it.\n"},
 		{name: "-yes=false", args: []string{"-yes=false", "tenant1"}, code: 2, wantErr: "Run again with -yes"},
@@ -268,6 +270,73 @@ func TestDescribeSpec(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := describeSpec(tc.spec); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSeqCreate_TokenFile: floe seq create -token-file sends the token's
+// SHA-256 (never the token), and a binary client with the token then gets
+// the IDs of the sequence from a node that attached it.
+func TestSeqCreate_TokenFile(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := file("good", "orders-secret\n")
+	hash := "363838865d67245f6045a510d660614ae477cd64df9f55f5c068b20a1536949a" // printf %s orders-secret | sha256sum
+	tests := []struct {
+		name     string
+		path     string
+		code     int
+		want     string // stdout
+		wantErr  string
+		wantBody string
+	}{
+		{name: "a token", path: good, want: "orders: created (gen 2): id64 twitter, 1 token\n", wantBody: `{"name":"orders","format":"id64","token_sha256":["HASH"]}`},
+		{name: "crlf", path: file("crlf", "orders-secret\r\n"), want: "orders: created (gen 2): id64 twitter, 1 token\n", wantBody: `{"name":"orders","format":"id64","token_sha256":["HASH"]}`},
+		{name: "empty", path: file("empty", "\n"), code: 1, wantErr: "floe seq: -token-file " + dir + "/empty: want a token of 1 to 255 bytes (a trailing newline aside), not 0\n"},
+		{name: "too long", path: file("long", strings.Repeat("x", 256)), code: 1, wantErr: "want a token of 1 to 255 bytes (a trailing newline aside), not 256\n"},
+		{name: "missing", path: filepath.Join(dir, "nope"), code: 1, wantErr: "floe seq: -token-file: open " + dir + "/nope: no such file or directory\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startAdminNode(t, "")
+			code, out, errOut := runAdmin(t, f.url, nil, "seq", "create", "-addr", "ADDR", "-token-file", tc.path, "orders")
+			if code != tc.code || !strings.HasPrefix(out, tc.want) || (tc.want == "") != (out == "") || !strings.Contains(errOut, tc.wantErr) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d, stdout starting %q, stderr with %q", code, out, errOut, tc.code, tc.want, tc.wantErr)
+			}
+			if strings.Contains(out+errOut, "orders-secret") {
+				t.Errorf("the output shows the token: %q %q", out, errOut)
+			}
+			var wantReqs []adminRequest
+			if tc.wantBody != "" {
+				wantReqs = []adminRequest{{Method: http.MethodPost, Path: "/v1/admin/sequences", ContentType: "application/json", Body: strings.ReplaceAll(tc.wantBody, "HASH", hash)}}
+			}
+			if got := f.requests(); !slices.Equal(got, wantReqs) {
+				t.Fatalf("requests:\n got  %+v\n want %+v", got, wantReqs)
+			}
+			if tc.code != 0 {
+				return
+			}
+			f.attach(t, "orders")
+			f.await(t, "orders", serving)
+			orders, _ := f.sequence("orders")
+			if orders.Tokens != 1 {
+				t.Errorf("the admin list gives orders %d tokens, want 1", orders.Tokens)
+			}
+			// Only orders has tokens: a token that selected no sequence
+			// would be refused.
+			code, out, errOut = runAdmin(t, f.bin, nil, "get", "-addr", "ADDR", "-token", "orders-secret", "-n", "3")
+			if code != 0 || strings.Count(out, "\n") != 3 {
+				t.Fatalf("floe get with the token: exit %d, stdout %q, stderr %q", code, out, errOut)
+			}
+			if code, _, errOut := runAdmin(t, f.bin, nil, "get", "-addr", "ADDR", "-token", "orders-secre"); code == 0 {
+				t.Errorf("floe get with a wrong token: exit 0, stderr %q", errOut)
 			}
 		})
 	}

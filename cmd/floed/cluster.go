@@ -318,7 +318,7 @@ func (co *coordinator) define(ctx context.Context, seqs []server.SequenceConfig)
 			}
 			return fmt.Errorf("sequence %q: %w", sc.Name, err)
 		}
-		sc.Gen = def.Gen
+		sc.Gen, sc.TokenHashes = def.Gen, def.Tokens
 		if sc.Source, err = co.sources(def); err != nil {
 			return fmt.Errorf("sequence %q: %w", sc.Name, err)
 		}

@@ -61,6 +61,9 @@ type Config struct {
 	Owner       string // this node's name in the coordinator
 	RedisUnsafe bool
 	AdminToken  string
+	// AdminLoopback serves the admin API to loopback clients without
+	// the admin token.
+	AdminLoopback bool
 
 	// The coordinator's TLS and authentication (coordtls.go). A password
 	// comes from its flag or from its file, read by ParseFlags.
@@ -136,6 +139,7 @@ var envVars = []struct{ flag, name string }{
 	{"owner", "FLOE_OWNER"},
 	{"redis-unsafe", "FLOE_REDIS_UNSAFE"},
 	{"admin-token", "FLOE_ADMIN_TOKEN"},
+	{"admin-loopback", "FLOE_ADMIN_LOOPBACK"},
 	{"etcd-ca", "FLOE_ETCD_CA"},
 	{"etcd-cert", "FLOE_ETCD_CERT"},
 	{"etcd-key", "FLOE_ETCD_KEY"},
@@ -420,7 +424,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	dur(&c.MaxWait, "max-wait", 5*time.Second, positive, "the longest `duration` a request waits for the clock or the reservation before it fails")
 	dur(&c.Window, "reserve-window", 2*time.Second, server.MinWindow, "how far ahead of the clock the durable reservation reaches, a `duration` of at least "+server.MinWindow.String()+": between half of it and all of it stays reserved, and a crash costs at most this much waiting at the next start")
 	fs.Var(&listFlag{vals: &c.Sequences, check: checkSeq}, "seq", "an extra named sequence, `name=format[:layout]` (format id64, id80 or id96; a layout, for id64 only, as --layout takes it), repeatable")
-	fs.Var(&listFlag{vals: &c.Tokens, check: checkSeqToken, secret: true}, "token", "a token selecting a sequence, `seq=token`, repeatable")
+	fs.Var(&listFlag{vals: &c.Tokens, check: checkSeqToken, secret: true}, "token", "a token selecting a sequence, `seq=token`, repeatable; in a cluster seq may also be a sequence its catalog defines, outside --seq")
 	c.MaxConns = 4096
 	fs.Var(intFlag{&c.MaxConns, 1}, "max-conns", "the largest `number` of open binary connections")
 	dur(&c.AuthTimeout, "auth-timeout", 5*time.Second, positive, "the `duration` a client has to complete the auth frame")
@@ -449,7 +453,8 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	host, _ := os.Hostname()
 	fs.StringVar(&c.Owner, "owner", host, "this node's name in the coordinator; a restarted node prefers the worker ID its name held last")
 	fs.Var(boolFlag{&c.RedisUnsafe}, "redis-unsafe", "run on a Redis server that fails the safety check (no AOF, appendfsync not always, replicas), accepting duplicate IDs after its crash or failover")
-	fs.Var(secretFlag{&c.AdminToken}, "admin-token", "bearer `token` of the admin API (/v1/admin/); without one only loopback clients may use it")
+	fs.Var(secretFlag{&c.AdminToken}, "admin-token", "bearer `token` of the admin API (/v1/admin/); without one (or --admin-loopback) the admin API refuses every request")
+	fs.Var(boolFlag{&c.AdminLoopback}, "admin-loopback", "serve the admin API to loopback clients without the admin token; off by default, since a same-host proxy or mesh sidecar connects from loopback")
 
 	// The coordinator's TLS and authentication (coordtls.go).
 	file := func(p *string, name, usage string) { fs.Var(textFlag{p, "a file name", nil}, name, usage) }
@@ -587,11 +592,34 @@ func (c *Config) sequences() ([]server.SequenceConfig, error) {
 				found = true
 			}
 		}
-		if !found {
-			return nil, fmt.Errorf("--token: unknown sequence %q", name)
+		if !found && !c.clustered() {
+			return nil, fmt.Errorf("--token: unknown sequence %q (not in --seq; only a cluster node, --etcd or --redis, may name one its catalog defines)", name)
 		}
 	}
 	return seqs, nil
+}
+
+// catalogTokens returns the --token values of the sequences that are not
+// in --seq, by name: in a cluster, sequences its catalog may define,
+// which the admin API attaches at runtime. sequences checked the values.
+func (c *Config) catalogTokens() map[string][]string {
+	served := map[string]bool{"default": true}
+	for _, def := range c.Sequences {
+		name, _, _ := strings.Cut(def, "=")
+		served[name] = true
+	}
+	var out map[string][]string
+	for _, t := range c.Tokens {
+		name, token, err := parseSeqToken(t)
+		if err != nil || served[name] {
+			continue
+		}
+		if out == nil {
+			out = make(map[string][]string)
+		}
+		out[name] = append(out[name], token)
+	}
+	return out
 }
 
 var errNoListener = errors.New("both --listen and --http are empty: nothing to serve")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/internal/server"
 	"github.com/floeid/floe/internal/tlstest"
 )
 
@@ -128,7 +129,7 @@ func sameSetting(got, want any) bool {
 }
 
 // anyValue are the variables every string is good for (an empty owner
-// means the host's name; an empty admin token, loopback clients only).
+// means the host's name; an empty admin token, the admin API closed).
 // Passwords likewise: an empty one is refused when it is used, by
 // loadCoordSecurity.
 var anyValue = []string{"FLOE_OWNER", "FLOE_ADMIN_TOKEN", "FLOE_ETCD_PASSWORD", "FLOE_REDIS_PASSWORD"}
@@ -291,6 +292,9 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		{name: "redis unsafe empty", env: "FLOE_REDIS_UNSAFE", value: "", wantErr: "want true or false"},
 		{name: "admin token", env: "FLOE_ADMIN_TOKEN", value: "adm1n", field: "AdminToken", want: "adm1n"},
 		{name: "admin token empty", env: "FLOE_ADMIN_TOKEN", value: "", field: "AdminToken", want: ""},
+		{name: "admin loopback", env: "FLOE_ADMIN_LOOPBACK", value: "true", field: "AdminLoopback", want: true},
+		{name: "admin loopback false", env: "FLOE_ADMIN_LOOPBACK", value: "0", field: "AdminLoopback", want: false},
+		{name: "admin loopback maybe", env: "FLOE_ADMIN_LOOPBACK", value: "maybe", wantErr: "want true or false"},
 		{name: "etcd ca", env: "FLOE_ETCD_CA", value: ca.CertFile, with: etcd, field: "EtcdCA", want: ca.CertFile},
 		{name: "etcd ca empty", env: "FLOE_ETCD_CA", value: "", with: etcd, wantErr: "want a file name"},
 		{name: "etcd cert", env: "FLOE_ETCD_CERT", value: pair.CertFile, with: etcdWith("FLOE_ETCD_KEY", pair.KeyFile), field: "EtcdCert", want: pair.CertFile},
@@ -551,6 +555,57 @@ func TestConfig_ParseFlagsOutput(t *testing.T) {
 				if !strings.Contains(out.String(), w) {
 					t.Errorf("output lacks %q:\n%s", w, out.String())
 				}
+			}
+		})
+	}
+}
+
+// TestConfig_Tokens: --token may name a sequence outside --seq in a
+// cluster, whose catalog may define it (the admin API attaches it at
+// runtime); on a single node that is an error naming the sequence.
+func TestConfig_Tokens(t *testing.T) {
+	tests := []struct {
+		name        string
+		args        []string
+		wantSeqs    map[string][]string // the tokens of each sequence served from the flags
+		wantCatalog map[string][]string
+		wantErr     string
+	}{
+		{name: "single node, a served sequence", args: []string{"--seq", "a=id80", "--token", "a=x"},
+			wantSeqs: map[string][]string{"default": nil, "a": {"x"}}},
+		{name: "single node, no such sequence", args: []string{"--token", "orders=x"},
+			wantErr: `--token: unknown sequence "orders" (not in --seq; only a cluster node, --etcd or --redis, may name one its catalog defines)`},
+		{name: "cluster, a catalog's sequence", args: []string{"--redis", "r:6379", "--seq", "a=id80", "--token", "a=x", "--token", "orders=y", "--token", "orders=z", "--token", "default=w"},
+			wantSeqs:    map[string][]string{"default": {"w"}, "a": {"x"}},
+			wantCatalog: map[string][]string{"orders": {"y", "z"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The flags' check may run in ParseFlags or in sequences.
+			var c Config
+			var seqs []server.SequenceConfig
+			err := c.ParseFlags(tt.args, envLookup(nil), io.Discard)
+			if err == nil {
+				seqs, err = c.sequences()
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasSuffix(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseFlags and sequences() = %v, want the error %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make(map[string][]string)
+			for _, sc := range seqs {
+				got[sc.Name] = sc.Tokens
+			}
+			if !reflect.DeepEqual(got, tt.wantSeqs) {
+				t.Errorf("sequences' tokens %v, want %v", got, tt.wantSeqs)
+			}
+			if got := c.catalogTokens(); !reflect.DeepEqual(got, tt.wantCatalog) {
+				t.Errorf("catalogTokens() = %v, want %v", got, tt.wantCatalog)
 			}
 		})
 	}

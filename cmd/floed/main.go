@@ -192,8 +192,10 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	scfg.Store, scfg.Clock, scfg.Logger, scfg.Registry = store, clock, m.Logger, reg
 	scfg.Version, scfg.Revision = build.Version, build.Revision
+	scfg.AdminLoopback = c.AdminLoopback
 	if co != nil {
 		scfg.Catalog, scfg.Sources = co.catalog, co.sources
+		scfg.Tokens = c.catalogTokens()
 	}
 	srv, err := server.New(scfg)
 	if err != nil {

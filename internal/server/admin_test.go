@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -15,14 +16,22 @@ import (
 
 // adminServer is a cluster node over a MemCatalog whose default sequence
 // is defined in it, with its HTTP handler.
+// Without a token, it serves loopback clients (AdminLoopback).
 func adminServer(t *testing.T, cat *workeridtest.MemCatalog, token string) (*Server, http.Handler) {
 	t.Helper()
-	return adminServerWith(t, cat, Config{AdminToken: token})
+	return adminServerWith(t, cat, Config{AdminToken: token, AdminLoopback: token == ""})
 }
 
 // adminServerWith is adminServer on cfg, whose clock, sequences, catalog
 // and sources it sets.
 func adminServerWith(t *testing.T, cat *workeridtest.MemCatalog, cfg Config) (*Server, http.Handler) {
+	t.Helper()
+	s, h, _ := adminNode(t, cat, cfg)
+	return s, h
+}
+
+// adminNode is adminServerWith, with the address of its binary listener.
+func adminNode(t *testing.T, cat *workeridtest.MemCatalog, cfg Config) (*Server, http.Handler, string) {
 	t.Helper()
 	sc := SequenceConfig{Name: "default"}
 	spec, err := Spec(sc)
@@ -38,11 +47,11 @@ func adminServerWith(t *testing.T, cat *workeridtest.MemCatalog, cfg Config) (*S
 		t.Fatal(err)
 	}
 	cfg.Clock = floetest.NewClock(start)
-	cfg.Sequences = []SequenceConfig{sc}
+	cfg.Sequences = append([]SequenceConfig{sc}, cfg.Sequences...)
 	cfg.Catalog = cat
 	cfg.Sources = cat.Source
-	s, _ := newTestServer(t, cfg)
-	return s, s.Handler()
+	s, addr := newTestServer(t, cfg)
+	return s, s.Handler(), addr
 }
 
 // call serves one request from remote and returns the status and body.
@@ -60,26 +69,41 @@ func call(h http.Handler, method, path, body, remote, token string) (int, string
 const loopback = "127.0.0.1:5555"
 
 func TestServer_AdminAuth(t *testing.T) {
-	_, open := adminServer(t, workeridtest.NewMemCatalog(4), "")
+	_, closed := adminServerWith(t, workeridtest.NewMemCatalog(4), Config{})
+	_, loop := adminServerWith(t, workeridtest.NewMemCatalog(4), Config{AdminLoopback: true})
 	_, guarded := adminServer(t, workeridtest.NewMemCatalog(4), "s3cret")
+	_, both := adminServerWith(t, workeridtest.NewMemCatalog(4), Config{AdminToken: "s3cret", AdminLoopback: true})
+	const sidecar = "127.0.0.6:15001" // Istio's sidecar connects from there
 	tests := []struct {
 		name    string
 		h       http.Handler
+		method  string
+		path    string
 		remote  string
 		token   string
 		want    int
 		wantErr string
 	}{
-		{name: "loopback without a token set", h: open, remote: loopback, want: http.StatusOK},
-		{name: "ipv6 loopback", h: open, remote: "[::1]:5555", want: http.StatusOK},
-		{name: "remote without a token set", h: open, remote: "10.1.2.3:5555", want: http.StatusUnauthorized, wantErr: "unauthorized"},
-		{name: "token set, none given", h: guarded, remote: loopback, want: http.StatusUnauthorized, wantErr: "unauthorized"},
+		{name: "no token set: loopback refused", h: closed, remote: loopback, want: http.StatusForbidden, wantErr: "--admin-token (or $FLOE_ADMIN_TOKEN)"},
+		{name: "no token set: a sidecar refused", h: closed, remote: sidecar, want: http.StatusForbidden, wantErr: "the admin API is closed"},
+		{name: "no token set: destroy from loopback refused", h: closed, method: http.MethodDelete, path: "/v1/admin/sequences/orders", remote: loopback, want: http.StatusForbidden, wantErr: "forbidden"},
+		{name: "no token set: create from loopback refused", h: closed, method: http.MethodPost, path: "/v1/admin/sequences", remote: loopback, want: http.StatusForbidden, wantErr: "forbidden"},
+		{name: "no token set: a token given is no key", h: closed, remote: "10.1.2.3:5555", token: "anything", want: http.StatusForbidden, wantErr: "forbidden"},
+		{name: "loopback opted in", h: loop, remote: loopback, want: http.StatusOK},
+		{name: "loopback opted in: ipv6", h: loop, remote: "[::1]:5555", want: http.StatusOK},
+		{name: "loopback opted in: remote refused", h: loop, remote: "10.1.2.3:5555", want: http.StatusForbidden, wantErr: "loopback clients only (--admin-loopback)"},
+		{name: "token set, none given", h: guarded, remote: loopback, want: http.StatusUnauthorized, wantErr: "needs the admin token"},
+		{name: "token set: a sidecar without it", h: guarded, remote: sidecar, want: http.StatusUnauthorized, wantErr: "unauthorized"},
 		{name: "wrong token", h: guarded, remote: "10.1.2.3:5555", token: "s3cre", want: http.StatusUnauthorized, wantErr: "unauthorized"},
 		{name: "right token from afar", h: guarded, remote: "10.1.2.3:5555", token: "s3cret", want: http.StatusOK},
+		{name: "token and loopback: loopback without it", h: both, remote: loopback, want: http.StatusOK},
+		{name: "token and loopback: remote without it", h: both, remote: "10.1.2.3:5555", want: http.StatusUnauthorized, wantErr: "unauthorized"},
+		{name: "token and loopback: remote with it", h: both, remote: "10.1.2.3:5555", token: "s3cret", want: http.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, body := call(tt.h, http.MethodGet, "/v1/admin/sequences", "", tt.remote, tt.token)
+			method, path := cmp.Or(tt.method, http.MethodGet), cmp.Or(tt.path, "/v1/admin/sequences")
+			got, body := call(tt.h, method, path, `{"name":"orders"}`, tt.remote, tt.token)
 			if got != tt.want || !strings.Contains(body, tt.wantErr) {
 				t.Fatalf("got %d %s, want %d with %q", got, body, tt.want, tt.wantErr)
 			}
@@ -87,8 +111,62 @@ func TestServer_AdminAuth(t *testing.T) {
 	}
 }
 
+// TestServer_AdminDestroyFlagServed checks that the API destroys no
+// sequence the node serves from its configuration: the default sequence
+// (every node's) and the others of its flags; one created at runtime goes.
+func TestServer_AdminDestroyFlagServed(t *testing.T) {
+	cat := workeridtest.NewMemCatalog(4)
+	fixed := SequenceConfig{Name: "orders", Format: Format96}
+	spec, err := Spec(fixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := cat.Create(context.Background(), "orders", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed.Gen = def.Gen
+	if fixed.Source, err = cat.Source(def); err != nil {
+		t.Fatal(err)
+	}
+	s, h := adminServerWith(t, cat, Config{AdminToken: "s3cret", Sequences: []SequenceConfig{fixed}})
+	if code, body := call(h, http.MethodPost, "/v1/admin/sequences", `{"name":"tenant1","format":"id80"}`, loopback, "s3cret"); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	tests := []struct {
+		name     string
+		seq      string
+		want     int
+		wantText string
+	}{
+		{name: "the default sequence", seq: "default", want: http.StatusConflict, wantText: `sequence \"default\" is the default sequence`},
+		{name: "a --seq sequence", seq: "orders", want: http.StatusConflict, wantText: `sequence \"orders\" is served from this node's flags (--seq)`},
+		{name: "a sequence created at runtime", seq: "tenant1", want: http.StatusNoContent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, body := call(h, http.MethodDelete, "/v1/admin/sequences/"+tt.seq, "", loopback, "s3cret")
+			if got != tt.want || !strings.Contains(body, tt.wantText) {
+				t.Fatalf("got %d %s, want %d with %q", got, body, tt.want, tt.wantText)
+			}
+		})
+	}
+	for _, name := range []string{"default", "orders"} {
+		if _, err := cat.Get(context.Background(), name); err != nil {
+			t.Errorf("%s after its refused destroy: %v", name, err)
+		}
+		seq, err := s.sequence(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := seq.ready(); err != nil {
+			t.Errorf("%s after its refused destroy: %v", name, err)
+		}
+	}
+}
+
 func TestServer_AdminWithoutCluster(t *testing.T) {
-	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start)})
+	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), AdminLoopback: true})
 	h := s.Handler()
 	for _, req := range []struct{ method, path, body string }{
 		{http.MethodGet, "/v1/admin/sequences", ""},

@@ -100,7 +100,7 @@ func (s *Server) Serve(l net.Listener) error {
 // firstRead is the time a binary connection has to send its first byte:
 // the whole auth frame when the default sequence requires a token.
 func (s *Server) firstRead() time.Duration {
-	if len(s.set.Load().list[0].tokens) > 0 {
+	if s.set.Load().list[0].locked() {
 		return s.cfg.AuthTimeout
 	}
 	return s.cfg.IdleTimeout
@@ -319,7 +319,7 @@ func (c *conn) open() (*sequence, []byte, string) {
 		if seq, in, reason = c.auth(set, in); seq == nil {
 			return nil, nil, reason
 		}
-	case len(def.tokens) > 0:
+	case def.locked():
 		// noeqd reads two bytes, then closes.
 		c.reset = len(in) > 2
 		return nil, nil, c.unauthorized("no_token", "binary connection without the required token")

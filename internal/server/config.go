@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,8 +49,11 @@ type SequenceConfig struct {
 	Gen int64
 	// Tokens select this sequence on a binary connection (the auth frame)
 	// and authorize HTTP requests for it (Authorization: Bearer). A sequence
-	// without tokens is open to all.
+	// without tokens (and without TokenHashes) is open to all.
 	Tokens []string
+	// TokenHashes are more tokens of the sequence, as their hashes: the
+	// catalog's (workerid.Sequence.Tokens).
+	TokenHashes workerid.Tokens
 }
 
 // Record is what a Store keeps for a sequence.
@@ -84,9 +89,19 @@ type Config struct {
 	// Sources returns the worker-ID source of a catalog's sequence, for a
 	// sequence attached at runtime. Required with Catalog.
 	Sources func(workerid.Sequence) (workerid.Source, error)
+	// Tokens gives the named sequences that are not in Sequences, which
+	// the Catalog may define and the admin API attach at runtime, their
+	// tokens, as SequenceConfig.Tokens does; the catalog's own tokens of
+	// the sequence select it too. Only with Catalog.
+	Tokens map[string][]string
 	// AdminToken, when set, is required (Authorization: Bearer) by the
-	// admin API under /v1/admin/.
+	// admin API under /v1/admin/. Without it (and without AdminLoopback)
+	// the admin API refuses every request.
 	AdminToken string
+	// AdminLoopback serves the admin API to loopback clients without
+	// AdminToken. Off by default: a same-host proxy or a mesh sidecar
+	// (Istio's connects from 127.0.0.6) makes every client a loopback one.
+	AdminLoopback bool
 	// Store keeps the reservations of the sequences without a Source;
 	// required when there are any.
 	Store Store
@@ -190,7 +205,26 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: clock policy %s (want wait, fail or borrow)", ErrConfig, c.Policy)
 	}
 	names := make(map[string]bool)
-	tokens := make(map[string]string)
+	tokens := make(map[workerid.TokenHash]string)
+	add := func(name string, clear []string, hashes workerid.Tokens) error {
+		seen := make(map[workerid.TokenHash]bool)
+		for _, tok := range clear {
+			if len(tok) == 0 || len(tok) > 255 {
+				return fmt.Errorf("%w: sequence %q: a token has 1..255 bytes", ErrConfig, name)
+			}
+			seen[workerid.HashToken([]byte(tok))] = true
+		}
+		for _, h := range hashes.Hashes() {
+			seen[h] = true
+		}
+		for h := range seen {
+			if other, ok := tokens[h]; ok {
+				return fmt.Errorf("%w: one token selects both %q and %q", ErrConfig, other, name)
+			}
+			tokens[h] = name
+		}
+		return nil
+	}
 	for _, sc := range c.Sequences {
 		if sc.Name == "" {
 			return fmt.Errorf("%w: a sequence without a name", ErrConfig)
@@ -199,14 +233,21 @@ func (c *Config) validate() error {
 			return fmt.Errorf("%w: sequence %q defined twice", ErrConfig, sc.Name)
 		}
 		names[sc.Name] = true
-		for _, tok := range sc.Tokens {
-			if len(tok) == 0 || len(tok) > 255 {
-				return fmt.Errorf("%w: sequence %q: a token has 1..255 bytes", ErrConfig, sc.Name)
-			}
-			if other, ok := tokens[tok]; ok {
-				return fmt.Errorf("%w: one token selects both %q and %q", ErrConfig, other, sc.Name)
-			}
-			tokens[tok] = sc.Name
+		if err := add(sc.Name, sc.Tokens, sc.TokenHashes); err != nil {
+			return err
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Tokens)) {
+		switch {
+		case c.Catalog == nil:
+			return fmt.Errorf("%w: tokens for sequence %q, which is not served, and no catalog to attach it from", ErrConfig, name)
+		case names[name]:
+			return fmt.Errorf("%w: tokens for sequence %q both in Tokens and in Sequences", ErrConfig, name)
+		case !workerid.ValidName(name):
+			return fmt.Errorf("%w: tokens for sequence name %q: want 1..64 bytes of [A-Za-z0-9_.-], not \".\" or \"..\"", ErrConfig, name)
+		}
+		if err := add(name, c.Tokens[name], workerid.Tokens{}); err != nil {
+			return err
 		}
 	}
 	return nil

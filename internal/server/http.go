@@ -73,7 +73,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // authorize checks the bearer token of a request for seq.
 func authorize(r *http.Request, seq *sequence) bool {
-	if len(seq.tokens) == 0 {
+	if !seq.locked() {
 		return true
 	}
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -271,7 +271,7 @@ func (s *Server) handleSequences(w http.ResponseWriter, r *http.Request) {
 		wid, rr, last := seq.info()
 		info := sequenceInfo{
 			Name: seq.name, Format: seq.format, Definition: seq.def, Spec: seq.spec, Default: i == 0,
-			Auth: len(seq.tokens) > 0, WorkerID: wid, Reserved: rr,
+			Auth: seq.locked(), WorkerID: wid, Reserved: rr,
 			LastTick: last, Ready: seq.ready() == nil && !s.closing.Load(),
 		}
 		if !seq.static {

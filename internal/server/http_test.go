@@ -210,7 +210,7 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 }
 
 func TestHandler_IDsHead(t *testing.T) {
-	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), Sequences: []SequenceConfig{
+	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), AdminLoopback: true, Sequences: []SequenceConfig{
 		{Name: "default", Worker: 5},
 		{Name: "private", Worker: 6, Tokens: []string{"secret"}},
 	}})

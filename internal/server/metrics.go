@@ -135,6 +135,8 @@ var (
 		"Worker IDs claimed.", []string{"seq"}, nil)
 	descLost = prometheus.NewDesc("floe_workerid_lease_lost_total",
 		"Worker-ID leases lost (expired, taken over, or a reservation of unknown result); issuing stopped each time until a new claim.", []string{"seq"}, nil)
+	descReleased = prometheus.NewDesc("floe_workerid_released_total",
+		"Worker IDs given up on purpose, by reason: detach (released by a detach) or destroy (ended with the sequence's destruction). No loss: floe_workerid_lease_lost_total leaves them out.", []string{"seq", "reason"}, nil)
 	descExhaustion = prometheus.NewDesc("floe_epoch_exhaustion_timestamp_seconds",
 		"When the sequence's format runs out of time, as a Unix time.", []string{"seq"}, nil)
 	descReady = prometheus.NewDesc("floe_ready",
@@ -143,7 +145,7 @@ var (
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descIssued, descRegressions, descWaits, descWaitSeconds,
-		descBorrowed, descExhausted, descCeilingHits, descBehind, descHeadroom, descWrites, descExhaustion, descReady, descWorkerID, descClaims, descLost} {
+		descBorrowed, descExhausted, descCeilingHits, descBehind, descHeadroom, descWrites, descExhaustion, descReady, descWorkerID, descClaims, descLost, descReleased} {
 		ch <- d
 	}
 }
@@ -172,6 +174,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descWorkerID, float64(ss.WorkerID), seq.name)
 		counter(descClaims, float64(ss.Claims), seq.name)
 		counter(descLost, float64(ss.Losses), seq.name)
+		counter(descReleased, float64(ss.Detaches), seq.name, "detach")
+		counter(descReleased, float64(ss.Destroys), seq.name, "destroy")
 		counter(descWrites, float64(ss.Writes), seq.name, "ok")
 		counter(descWrites, float64(ss.WriteErrors), seq.name, "error")
 		gauge(descExhaustion, float64(seq.defn.End().Unix()), seq.name)

@@ -96,7 +96,7 @@ func readHTTPDoc(t *testing.T) httpDoc {
 func walkServer(t *testing.T) (*httptest.Server, *router) {
 	t.Helper()
 	cat := workeridtest.NewMemCatalog(4)
-	_, h := adminServerWith(t, cat, Config{Registry: prometheus.NewRegistry()})
+	_, h := adminServerWith(t, cat, Config{Registry: prometheus.NewRegistry(), AdminLoopback: true})
 	for _, name := range []string{"gone", "tenant"} {
 		spec, err := Spec(SequenceConfig{Name: name})
 		if err != nil {

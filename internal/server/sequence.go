@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 
@@ -24,7 +23,7 @@ type sequence struct {
 	def    string               // immutable: spec plus the fixed node
 	static bool                 // immutable: a fixed worker ID (Config.Store), not a claimed one
 	defn   sequencer.Definition // immutable
-	tokens []string             // immutable
+	tokens workerid.Tokens      // immutable: the hashes of its tokens
 	policy floe.Policy          // immutable
 	sq     *sequencer.Sequencer // set by open, then immutable
 
@@ -58,9 +57,13 @@ func newSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 		}
 		sc.Source = workerid.NewStatic(id, &storeRecords{store: cfg.Store, name: sc.Name, def: def})
 	}
+	hashes := sc.TokenHashes.Hashes()
+	for _, tok := range sc.Tokens {
+		hashes = append(hashes, workerid.HashToken([]byte(tok)))
+	}
 	return &sequence{
 		sc: sc, name: sc.Name, format: defn.Format, spec: spec, def: def, static: static, defn: defn,
-		tokens: sc.Tokens, policy: cfg.Policy,
+		tokens: workerid.NewTokens(hashes...), policy: cfg.Policy,
 		turn: make(chan struct{}, 1),
 	}, nil
 }
@@ -88,17 +91,14 @@ func (seq *sequence) open(cfg *Config, detached bool) error {
 	return nil
 }
 
-// hasToken reports whether token is one of the sequence's, comparing with
-// each in constant time.
+// hasToken reports whether token is one of the sequence's, comparing its
+// hash with each in constant time.
 func (seq *sequence) hasToken(token []byte) bool {
-	found := false
-	for _, t := range seq.tokens {
-		if subtle.ConstantTimeCompare([]byte(t), token) == 1 {
-			found = true
-		}
-	}
-	return found
+	return seq.tokens.Match(workerid.HashToken(token))
 }
+
+// locked reports whether the sequence requires a token.
+func (seq *sequence) locked() bool { return seq.tokens.Len() > 0 }
 
 // take waits for the sequence's turn, within the request's bound w.
 func (seq *sequence) take(w *waiter) error {

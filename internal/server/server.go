@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe/sequencer"
+	"github.com/floeid/floe/workerid"
 )
 
 // Server serves named ID sequences over the binary protocol and HTTP. It is
@@ -102,7 +103,7 @@ func newSeqSet(list []*sequence) *seqSet {
 	set := &seqSet{list: list, byName: make(map[string]*sequence)}
 	for _, seq := range list {
 		set.byName[seq.name] = seq
-		set.tokened = set.tokened || len(seq.tokens) > 0
+		set.tokened = set.tokened || seq.locked()
 	}
 	return set
 }
@@ -200,9 +201,10 @@ func (s *Server) sequence(name string) (*sequence, error) {
 // byToken returns the sequence token selects, or nil. Every sequence's
 // tokens are compared, in constant time.
 func (s *Server) byToken(token []byte) *sequence {
+	h := workerid.HashToken(token)
 	var found *sequence
 	for _, seq := range s.seqs() {
-		if seq.hasToken(token) {
+		if seq.tokens.Match(h) {
 			found = seq
 		}
 	}

@@ -35,9 +35,11 @@ func NewCatalog(cli *clientv3.Client, prefix string) *Catalog {
 	return &Catalog{cli: cli, prefix: prefix}
 }
 
-// sequenceValue is the value of a sequence key: {"spec":"..."}.
+// sequenceValue is the value of a sequence key: {"spec":"..."}, with
+// "token_sha256":"<hex>,..." when the sequence has tokens.
 type sequenceValue struct {
-	Spec string `json:"spec"`
+	Spec   string `json:"spec"`
+	Tokens string `json:"token_sha256,omitempty"`
 }
 
 func (c *Catalog) key(name string) string { return c.prefix + "sequences/" + name }
@@ -104,16 +106,21 @@ func (c *Catalog) decode(name string, value []byte, createRev int64) (workerid.S
 	if err := json.Unmarshal(value, &v); err != nil {
 		return workerid.Sequence{}, fmt.Errorf("%w: sequence %q: %v", ErrCorrupt, name, err)
 	}
-	return workerid.Sequence{Name: name, Spec: v.Spec, Gen: createRev}, nil
+	tokens, err := workerid.ParseTokens(v.Tokens)
+	if err != nil {
+		return workerid.Sequence{}, fmt.Errorf("%w: sequence %q: its tokens: %v", ErrCorrupt, name, err)
+	}
+	return workerid.Sequence{Name: name, Spec: v.Spec, Gen: createRev, Tokens: tokens}, nil
 }
 
 // Create defines a sequence in one transaction that creates its key or
 // reads the existing one.
-func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Sequence, error) {
+func (c *Catalog) Create(ctx context.Context, name, spec string, tokens ...workerid.TokenHash) (workerid.Sequence, error) {
 	if err := c.check(name); err != nil {
 		return workerid.Sequence{}, err
 	}
-	value, err := json.Marshal(sequenceValue{Spec: spec})
+	set := workerid.NewTokens(tokens...)
+	value, err := json.Marshal(sequenceValue{Spec: spec, Tokens: set.String()})
 	if err != nil {
 		return workerid.Sequence{}, err
 	}
@@ -133,7 +140,7 @@ func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Seque
 		return workerid.Sequence{}, err
 	}
 	if resp.Succeeded {
-		return workerid.Sequence{Name: name, Spec: spec, Gen: resp.Header.Revision, Retired: retired}, nil
+		return workerid.Sequence{Name: name, Spec: spec, Gen: resp.Header.Revision, Retired: retired, Tokens: set}, nil
 	}
 	kvs := resp.Responses[0].GetResponseRange().GetKvs()
 	if len(kvs) == 0 {
@@ -147,6 +154,9 @@ func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Seque
 	seq.Retired = retired
 	if seq.Spec != spec {
 		return workerid.Sequence{}, fmt.Errorf("%w: %q is %q, not %q", workerid.ErrConflict, name, seq.Spec, spec)
+	}
+	if len(tokens) > 0 && seq.Tokens != set {
+		return workerid.Sequence{}, fmt.Errorf("%w: %q has other tokens", workerid.ErrConflict, name)
 	}
 	return seq, nil
 }

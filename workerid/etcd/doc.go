@@ -14,7 +14,8 @@
 // last, when not zero, the last tick issued before a clean release; owner
 // the host that held the ID last, which a later claim by the same host
 // prefers. A Catalog keeps sequences at <prefix>sequences/<name> with the
-// value {"spec":"..."}; a sequence's generation is the create revision of
+// value {"spec":"..."} (and "token_sha256":"<hex>,..." when the sequence
+// has tokens: their hashes); a sequence's generation is the create revision of
 // that key, and its worker IDs live under <prefix>seq/<name>/<gen>/.
 //
 // # Claims and the fence

@@ -14,7 +14,8 @@ import (
 )
 
 // Catalog keeps a cluster's named sequences in Redis: the hash
-// prefix+"sequences" maps each name to "<gen> <spec>", and the counter
+// prefix+"sequences" maps each name to "<gen> <spec>" (with a second line
+// "token_sha256 <hex>,..." when the sequence has tokens), and the counter
 // prefix+"gen" numbers the generations. The worker IDs of a sequence live
 // under prefix+"seq/<name>/<gen>/". It is safe for concurrent use.
 type Catalog struct {
@@ -49,12 +50,17 @@ func (c *Catalog) seqPrefix(name string) string { return c.prefix + "seq/" + nam
 // Create defines a sequence, by one script: with the same spec it returns
 // the existing one; with another it is an error wrapping
 // workerid.ErrConflict.
-func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Sequence, error) {
+func (c *Catalog) Create(ctx context.Context, name, spec string, tokens ...workerid.TokenHash) (workerid.Sequence, error) {
 	if !workerid.ValidName(name) {
 		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrName, name)
 	}
+	if strings.Contains(spec, "\n"+tokensField) {
+		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %s: a spec with a line starting %q cannot be stored: %q", name, tokensField, spec)
+	}
+	set := workerid.NewTokens(tokens...)
+	record := encodeRecord(spec, set)
 	reply, err := await(ctx, func(ctx context.Context) ([]any, error) {
-		return createScript.Run(ctx, c.rdb, []string{c.hashKey(), c.prefix + "gen", c.retiredKey()}, name, spec).Slice()
+		return createScript.Run(ctx, c.rdb, []string{c.hashKey(), c.prefix + "gen", c.retiredKey()}, name, record).Slice()
 	})
 	if err != nil {
 		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %s: %w", name, err)
@@ -72,8 +78,11 @@ func (c *Catalog) Create(ctx context.Context, name, spec string) (workerid.Seque
 	if seq.Retired, err = decodeRetired(name, rs); err != nil {
 		return workerid.Sequence{}, err
 	}
-	if got != spec {
-		return workerid.Sequence{}, fmt.Errorf("%w: %s (generation %d) is %q, not %q", workerid.ErrConflict, name, seq.Gen, got, spec)
+	if seq.Spec != spec {
+		return workerid.Sequence{}, fmt.Errorf("%w: %s (generation %d) is %q, not %q", workerid.ErrConflict, name, seq.Gen, seq.Spec, spec)
+	}
+	if len(tokens) > 0 && seq.Tokens != set {
+		return workerid.Sequence{}, fmt.Errorf("%w: %s (generation %d) has other tokens", workerid.ErrConflict, name, seq.Gen)
 	}
 	return seq, nil
 }
@@ -171,12 +180,39 @@ func (c *Catalog) Source(ctx context.Context, seq workerid.Sequence, cfg Config)
 
 // decodeSequence parses a value of the sequence hash: "<gen> <spec>".
 func decodeSequence(name, v string) (workerid.Sequence, error) {
-	gs, spec, ok := strings.Cut(v, " ")
+	gs, record, ok := strings.Cut(v, " ")
 	gen, ok2 := parseDecimal(gs)
-	if !ok || !ok2 || gen == 0 || gen > 1<<62 {
+	spec, tokens, err := decodeRecord(record)
+	if !ok || !ok2 || gen == 0 || gen > 1<<62 || err != nil {
 		return workerid.Sequence{}, fmt.Errorf("%w: sequence %s holds %q", ErrBadReply, name, v)
 	}
-	return workerid.Sequence{Name: name, Spec: spec, Gen: int64(gen)}, nil
+	return workerid.Sequence{Name: name, Spec: spec, Gen: int64(gen), Tokens: tokens}, nil
+}
+
+// tokensField starts the line of a sequence's token hashes.
+const tokensField = "token_sha256 "
+
+// encodeRecord returns a sequence's definition as Create stores it: the
+// spec, then, when the sequence has tokens, a last line of their hashes.
+func encodeRecord(spec string, tokens workerid.Tokens) string {
+	if tokens.Len() == 0 {
+		return spec
+	}
+	return spec + "\n" + tokensField + tokens.String()
+}
+
+// decodeRecord reads a definition as encodeRecord writes it, and only so.
+func decodeRecord(record string) (spec string, tokens workerid.Tokens, err error) {
+	i := strings.LastIndex(record, "\n"+tokensField)
+	if i < 0 {
+		return record, tokens, nil
+	}
+	list := record[i+1+len(tokensField):]
+	tokens, err = workerid.ParseTokens(list)
+	if err != nil || tokens.Len() == 0 || tokens.String() != list {
+		return "", workerid.Tokens{}, ErrBadReply
+	}
+	return record[:i], tokens, nil
 }
 
 // decodeRetired parses a value of the retired hash: "gen tick spec", or ""
@@ -190,6 +226,11 @@ func decodeRetired(name, v string) (workerid.Retired, error) {
 	gen, ok3 := parseDecimal(gs)
 	tick, ok4 := parseDecimal(ts)
 	if !ok || !ok2 || !ok3 || !ok4 || gen == 0 || gen > 1<<62 || tick == 0 {
+		return workerid.Retired{}, fmt.Errorf("%w: retired generation of %s holds %q", ErrBadReply, name, v)
+	}
+	// destroy.lua copies the definition: its spec, and its tokens, if any.
+	spec, _, err := decodeRecord(spec)
+	if err != nil {
 		return workerid.Retired{}, fmt.Errorf("%w: retired generation of %s holds %q", ErrBadReply, name, v)
 	}
 	return workerid.Retired{Gen: int64(gen), Spec: spec, Tick: tick}, nil

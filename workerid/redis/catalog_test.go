@@ -3,6 +3,7 @@ package redis
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -149,7 +150,23 @@ var sequenceTests = []struct {
 	{name: "negative gen", in: "-3 x", error: true},
 	{name: "no gen", in: " x", error: true},
 	{name: "two spaces", in: "3  x", want: workerid.Sequence{Name: "s", Spec: " x", Gen: 3}},
+	{name: "tokens out of order", in: "3 x\ntoken_sha256 " + otherHash + "," + secretHash, error: true},
+	{name: "a token twice", in: "3 x\ntoken_sha256 " + secretHash + "," + secretHash, error: true},
+	{name: "upper-case hex", in: "3 x\ntoken_sha256 " + strings.ToUpper(secretHash), error: true},
+	{name: "tokens", in: "3 x\ntoken_sha256 " + secretHash + "," + otherHash, want: workerid.Sequence{Name: "s", Spec: "x", Gen: 3,
+		Tokens: workerid.NewTokens(workerid.HashToken([]byte("secret")), workerid.HashToken([]byte("other")))}},
+	{name: "spec with newline and tokens", in: "3 a\nb\ntoken_sha256 " + secretHash, want: workerid.Sequence{Name: "s", Spec: "a\nb", Gen: 3,
+		Tokens: workerid.NewTokens(workerid.HashToken([]byte("secret")))}},
+	{name: "empty token list", in: "3 x\ntoken_sha256 ", error: true},
+	{name: "a token in clear", in: "3 x\ntoken_sha256 secret", error: true},
+	{name: "a short hash", in: "3 x\ntoken_sha256 " + secretHash[1:], error: true},
 }
+
+// The SHA-256 of "secret" and of "other".
+const (
+	secretHash = "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b"
+	otherHash  = "d9298a10d1b0735837dc4bd85dac641b0f3cef27a47e5d53a54f2f3f5b2fcffa"
+)
 
 func TestDecodeSequence(t *testing.T) {
 	for _, tt := range sequenceTests {
@@ -185,8 +202,39 @@ func FuzzDecodeSequence(f *testing.F) {
 		if seq.Gen < 1 || seq.Gen > 1<<62 || seq.Name != "s" {
 			t.Fatalf("decodeSequence(%q) = %+v", v, seq)
 		}
-		if got := strconv.FormatInt(seq.Gen, 10) + " " + seq.Spec; got != v {
+		if got := strconv.FormatInt(seq.Gen, 10) + " " + encodeRecord(seq.Spec, seq.Tokens); got != v {
 			t.Fatalf("decodeSequence(%q) = %+v, written back as %q", v, seq, got)
 		}
 	})
+}
+
+// TestDecodeRetired: destroy.lua copies the definition, tokens included,
+// after the generation and the tick; the Retired has the spec alone.
+func TestDecodeRetired(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		want  workerid.Retired
+		error bool
+	}{
+		{name: "none", in: "", want: workerid.Retired{}},
+		{name: "spec", in: "5 100 x", want: workerid.Retired{Gen: 5, Spec: "x", Tick: 100}},
+		{name: "spec and tokens", in: "5 100 x\ntoken_sha256 " + secretHash, want: workerid.Retired{Gen: 5, Spec: "x", Tick: 100}},
+		{name: "bad tokens", in: "5 100 x\ntoken_sha256 secret", error: true},
+		{name: "tick zero", in: "5 0 x", error: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := decodeRetired("s", tt.in)
+			if tt.error {
+				if !errors.Is(err, ErrBadReply) {
+					t.Fatalf("decodeRetired(%q) = %+v, %v; want ErrBadReply", tt.in, got, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("decodeRetired(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+			}
+		})
+	}
 }

@@ -193,6 +193,51 @@ func RunCatalog(t *testing.T, newCatalog func(t *testing.T) func() workerid.Cata
 			t.Fatalf("after an unused generation: Retired %+v, want %+v", c.Retired, want)
 		}
 	})
+	t.Run("tokens are kept as hashes with the sequence", func(t *testing.T) {
+		cat := newCatalog(t)
+		secret, other := workerid.HashToken([]byte("secret")), workerid.HashToken([]byte("other"))
+		want := workerid.NewTokens(secret, other)
+		a, err := cat().Create(s.ctx(t), "orders", "spec-a", other, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Tokens != want {
+			t.Fatalf("created with tokens %v, want %v", a.Tokens, want)
+		}
+		if got, err := cat().Get(s.ctx(t), "orders"); err != nil || got != a {
+			t.Fatalf("Get = %+v, %v; want %+v", got, err, a)
+		}
+		if _, err := cat().Create(s.ctx(t), "plain", "spec-a"); err != nil {
+			t.Fatal(err)
+		}
+		list, err := cat().List(s.ctx(t))
+		if err != nil || len(list) != 2 || list[0] != a || list[1].Tokens.Len() != 0 {
+			t.Fatalf("List = %+v, %v; want orders with its tokens, plain without", list, err)
+		}
+		// Created again without tokens (a node's flags) or with the same
+		// ones in any order, it is the same sequence with its tokens.
+		for _, tokens := range [][]workerid.TokenHash{nil, {secret, other}, {other, secret, secret}} {
+			if got, err := cat().Create(s.ctx(t), "orders", "spec-a", tokens...); err != nil || got != a {
+				t.Fatalf("Create with tokens %v = %+v, %v; want %+v", tokens, got, err, a)
+			}
+		}
+		for _, tokens := range [][]workerid.TokenHash{{secret}, {secret, other, workerid.HashToken([]byte("third"))}} {
+			if _, err := cat().Create(s.ctx(t), "orders", "spec-a", tokens...); !errors.Is(err, workerid.ErrConflict) {
+				t.Fatalf("Create with other tokens %v: %v, want ErrConflict", tokens, err)
+			}
+		}
+		if _, err := cat().Create(s.ctx(t), "plain", "spec-a", secret); !errors.Is(err, workerid.ErrConflict) {
+			t.Fatalf("Create with tokens of a sequence without: %v, want ErrConflict", err)
+		}
+		// Destroyed and created again without tokens, it has none.
+		if err := cat().Destroy(s.ctx(t), "orders"); err != nil {
+			t.Fatal(err)
+		}
+		b, err := cat().Create(s.ctx(t), "orders", "spec-a")
+		if err != nil || b.Tokens.Len() != 0 {
+			t.Fatalf("created again without tokens: %+v, %v", b, err)
+		}
+	})
 	t.Run("wait gone returns once the generation is destroyed", func(t *testing.T) {
 		cat := newCatalog(t)
 		a, err := cat().Create(s.ctx(t), "orders", "spec-a")

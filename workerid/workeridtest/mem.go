@@ -203,20 +203,24 @@ func NewMemCatalog(ids int) *MemCatalog {
 		ns: make(map[int64]*MemSource), changed: make(chan struct{})}
 }
 
-func (c *MemCatalog) Create(ctx context.Context, name, spec string) (workerid.Sequence, error) {
+func (c *MemCatalog) Create(ctx context.Context, name, spec string, tokens ...workerid.TokenHash) (workerid.Sequence, error) {
 	if !workerid.ValidName(name) {
 		return workerid.Sequence{}, fmt.Errorf("%w: %q", workerid.ErrName, name)
 	}
+	set := workerid.NewTokens(tokens...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if seq, ok := c.seqs[name]; ok {
 		if seq.Spec != spec {
 			return workerid.Sequence{}, fmt.Errorf("%w: %s", workerid.ErrConflict, name)
 		}
+		if len(tokens) > 0 && seq.Tokens != set {
+			return workerid.Sequence{}, fmt.Errorf("%w: %s has other tokens", workerid.ErrConflict, name)
+		}
 		return seq, nil
 	}
 	c.gen++
-	seq := workerid.Sequence{Name: name, Spec: spec, Gen: c.gen, Retired: c.retired[name]}
+	seq := workerid.Sequence{Name: name, Spec: spec, Gen: c.gen, Retired: c.retired[name], Tokens: set}
 	c.seqs[name] = seq
 	return seq, nil
 }
