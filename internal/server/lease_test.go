@@ -119,9 +119,12 @@ func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	ns.Refuse(nil)
+	// The loss comes while reservations are still refused: the request,
+	// which may still be between its first try and its wait, must never
+	// see the reservation rise under the old lease.
 	lost := time.Now()
 	ns.Lose(0)
+	ns.Refuse(nil)
 	select {
 	case err := <-got:
 		if err == nil {
