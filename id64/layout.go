@@ -325,3 +325,32 @@ func (l Layout) Equal(other Layout) bool {
 		l.SequenceBits == other.SequenceBits &&
 		l.Unsigned == other.Unsigned
 }
+
+// ParseID reads s as the decimal text of an ID of the layout and checks it
+// with CheckID. It reads what Parse reads and, for a layout that uses the top
+// bit (Unsigned), a negative decimal from -9223372036854775808 to -1 as its
+// two's complement: the signed 64-bit form in which a BIGINT column holds
+// the layout's IDs once their time reaches the top bit (Instagram's next_id
+// returns such BIGINTs from 2046-06-27T17:00:49.497Z on). A negative
+// decimal for any other layout is an error wrapping ErrIDRange.
+func (l Layout) ParseID(s string) (ID, error) {
+	var v uint64
+	var err error
+	if len(s) > 0 && s[0] == '-' {
+		if !l.Unsigned {
+			return 0, fmt.Errorf("%w: %s is negative, and the layout %v never is: it does not use the top bit (a negative BIGINT holds an ID of a layout that does, such as Instagram)", ErrIDRange, s, l)
+		}
+		v, err = scanDecimal(s)
+	} else {
+		var id ID
+		id, err = Parse(s)
+		v = uint64(id)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := l.CheckID(ID(v)); err != nil {
+		return 0, err
+	}
+	return ID(v), nil
+}

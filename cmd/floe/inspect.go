@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -265,24 +264,18 @@ func reason(err error) string {
 // a BIGINT holds the layout's IDs once their time reaches the top bit
 // (Instagram's next_id returns them after 2046-06-27).
 func (in inspector) read64(s string) (reading, error) {
-	var id id64.ID
-	var err error
 	signed := ""
 	if strings.HasPrefix(s, "-") {
 		if !in.layout.Unsigned {
 			return reading{}, fmt.Errorf("%s is negative, and the layout %s never is: it does not use the top bit (a negative BIGINT holds an ID of a layout that does, such as instagram)", s, in.label)
 		}
-		v, perr := strconv.ParseInt(s, 10, 64)
-		if perr != nil {
-			return reading{}, fmt.Errorf("%s is not a signed 64-bit integer, -9223372036854775808 to -1", s)
-		}
-		id = id64.ID(uint64(v))
-		signed = " unsigned=" + id.String()
-	} else if id, err = id64.Parse(s); err != nil {
+	}
+	id, err := in.layout.ParseID(s)
+	if err != nil {
 		return reading{}, err
 	}
-	if err := in.layout.CheckID(id); err != nil {
-		return reading{}, err
+	if strings.HasPrefix(s, "-") {
+		signed = " unsigned=" + id.String()
 	}
 	p := in.layout.Parts(id)
 	return reading{

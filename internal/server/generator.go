@@ -96,12 +96,9 @@ func inspect(sc SequenceConfig, s string) (any, error) {
 	case Format96:
 		return inspect96(s)
 	}
-	id, err := id64.Parse(s)
-	if err != nil {
-		return nil, err
-	}
 	l := cmp.Or(sc.Layout, id64.Twitter)
-	if err := l.CheckID(id); err != nil {
+	id, err := l.ParseID(s)
+	if err != nil {
 		return nil, err
 	}
 	return struct {

@@ -144,6 +144,8 @@ func TestHandler_Inspect(t *testing.T) {
 		{"top bit on a signed layout", "/v1/inspect/9223372036854775808", 400, []string{`"code":"bad_request"`, `9223372036854775808 has the top bit set`}},
 		{"largest uint64 on a signed layout", "/v1/inspect/18446744073709551615", 400, []string{`"code":"bad_request"`, `out of the layout's range`}},
 		{"top bit on an unsigned layout", "/v1/inspect/9223372036854775808?seq=discord", 200, []string{`"tick":2199023255552`, `"time":"2084-09-06T15:47:35.552Z"`, `"worker":0`}},
+		{"negative BIGINT of a layout that uses the top bit", "/v1/inspect/-8292456368057609209?layout=instagram", 200, []string{`"id":"10154287705651942407"`, `"time":"2050-01-02T03:04:05.006Z"`, `"worker":5`, `"sequence":7`}},
+		{"negative on a signed layout", "/v1/inspect/-1", 400, []string{`"code":"bad_request"`, `-1 is negative, and the layout`}},
 		{"unknown sequence", "/v1/inspect/1?seq=nope", 404, []string{`"code":"unknown_sequence"`}},
 		{"layout by name", "/v1/inspect/143322835047240136?layout=icicle2", 200, []string{`"time":"2017-03-19T21:37:07Z"`, `"worker":789`, `"sequence":456`, `"layout":"41t/10w/12s 1ms since 2016-02-18T09:43:20.316Z"`}},
 		{"layout written out", "/v1/inspect/175928847299117063?layout=" + url.QueryEscape("42t/5d/5w/12s 1ms since 2015-01-01 unsigned"), 200, []string{`"time":"2016-04-30T11:18:25.796Z"`, `"datacenter":1`, `"sequence":7`}},
