@@ -104,6 +104,9 @@ func (s *Sequencer) extend(t *term) error {
 	cancel()
 	unstop()
 	if err != nil {
+		if s.destroyedCause(err) {
+			return err // no failed write: the supervisor ends the term as a destroy
+		}
 		s.errs.Add(1)
 		if !s.failing.Swap(true) {
 			s.log.Error("reservation not extended; issuing stops at the current one", "reserved", r, "err", err)

@@ -34,9 +34,12 @@ type Stats struct {
 	// which Losses leaves out: released by Detach, and ended because the
 	// sequence was destroyed (by Destroy, or cluster-wide: a lease the
 	// catalog ended with the sequence is no loss). In a catalog, a lease
-	// that ends counts in one or the other once the catalog has said
-	// whether the sequence is gone, a read bounded by a second, after the
-	// sequencer stopped issuing.
+	// that ends counts as a destroy when its cause wraps
+	// workerid.ErrNotFound (the adapter saw the sequence gone), else in
+	// one or the other once the catalog has said whether the sequence is
+	// gone, a read bounded by a second, after the sequencer stopped
+	// issuing. A reservation the coordinator refused because the sequence
+	// is gone is no failed write (WriteErrors).
 	Detaches, Destroys uint64
 	// Generator sums the counters of the generators of every term.
 	Generator floe.Stats

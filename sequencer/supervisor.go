@@ -74,8 +74,9 @@ func (s *Sequencer) run(t *term) {
 		switch {
 		case lost != nil:
 			// A lease the catalog ended with a destroyed sequence is no
-			// loss: the catalog tells, after issuing stopped. Outside a
-			// catalog it is a loss, counted before the state changes.
+			// loss: the lease's cause tells (destroyedCause), else the
+			// catalog does, after issuing stopped. Outside a catalog it is a loss,
+			// counted before the state changes.
 			inCatalog := s.catalog != nil && s.gen != 0
 			if !inCatalog {
 				s.lost.Add(1)
@@ -83,7 +84,7 @@ func (s *Sequencer) run(t *term) {
 			s.endTerm(t, "lease lost: "+lost.Error(), lost)
 			id := t.lease.ID()
 			t = nil
-			if inCatalog && s.gone() {
+			if inCatalog && (s.destroyedCause(lost) || s.gone()) {
 				s.destroys.Add(1)
 				s.setDestroyed("destroyed cluster-wide")
 				s.log.Info("worker ID released: the sequence was destroyed cluster-wide; no longer serving it", "worker_id", id, "reason", "destroy")
@@ -187,6 +188,16 @@ func (s *Sequencer) gone() bool {
 		return false
 	}
 	return def.Gen != s.gen
+}
+
+// destroyedCause reports whether err ends a lease of a catalog sequence
+// because the sequence was destroyed: the coordinator adapters end such a
+// lease with a *workerid.LeaseLostError whose cause wraps
+// workerid.ErrNotFound (the sequence, in this generation, is gone). A
+// planned end, not a loss; outside a catalog it is false.
+func (s *Sequencer) destroyedCause(err error) bool {
+	var lost *workerid.LeaseLostError
+	return s.catalog != nil && s.gen != 0 && errors.As(err, &lost) && errors.Is(lost, workerid.ErrNotFound)
 }
 
 // contextUntil returns a context cancelled when stop closes.

@@ -3,6 +3,9 @@ package sequencer_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,6 +67,79 @@ func TestSequencer_LossStopsIssuing(t *testing.T) {
 			}
 			if st := sq.Stats(); st.Claims != 2 || st.WorkerID != 0 {
 				t.Errorf("stats %+v, want 2 claims and worker ID 0", st)
+			}
+		})
+	}
+}
+
+// blindCatalog is a catalog whose reads can fail, as when it is out of
+// reach: once blind is set, Get fails; WaitGone never tells. Create,
+// Destroy and the Sources still work, as on another member.
+type blindCatalog struct {
+	*workeridtest.MemCatalog
+	blind atomic.Bool
+}
+
+func (c *blindCatalog) Get(ctx context.Context, name string) (workerid.Sequence, error) {
+	if c.blind.Load() {
+		return workerid.Sequence{}, errors.New("catalog out of reach")
+	}
+	return c.MemCatalog.Get(ctx, name)
+}
+
+func (c *blindCatalog) WaitGone(ctx context.Context, name string, gen int64) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A lease whose cause says the sequence was destroyed (it wraps
+// workerid.ErrNotFound) ends the term as a destroy, not a loss, even when
+// the catalog cannot be read: no WARN or ERROR line, Destroys 1, Losses 0,
+// no failed write, and the sequencer shows Destroyed.
+func TestSequencer_DestroyCauseIsNoLoss(t *testing.T) {
+	destroyed := fmt.Errorf("%w: the sequence was destroyed", workerid.ErrNotFound)
+	tests := []struct {
+		name string
+		end  func(t *testing.T, cat *workeridtest.MemCatalog, ns *workeridtest.MemSource, clock *floetest.Clock)
+	}{
+		{"the lease ended by a destroy", func(t *testing.T, cat *workeridtest.MemCatalog, _ *workeridtest.MemSource, _ *floetest.Clock) {
+			if err := cat.Destroy(context.Background(), "orders"); err != nil { // by another member
+				t.Fatal(err)
+			}
+		}},
+		{"a reservation refused by a destroy", func(t *testing.T, _ *workeridtest.MemCatalog, ns *workeridtest.MemSource, clock *floetest.Clock) {
+			ns.Refuse(&workerid.LeaseLostError{ID: 0, Fence: 1, Err: destroyed})
+			clock.Step(time.Second) // the keeper must write
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := floetest.NewClock(start)
+			mem := workeridtest.NewMemCatalog(1)
+			var nss []*workeridtest.MemSource
+			sources := func(seq workerid.Sequence) (workerid.Source, error) {
+				src, err := mem.Source(seq)
+				if ns, ok := src.(*workeridtest.MemSource); ok {
+					nss = append(nss, ns)
+				}
+				return src, err
+			}
+			cat := &blindCatalog{MemCatalog: mem}
+			var logs workeridtest.Logs
+			sq := open(t, sequencer.Config{Catalog: cat, Sources: sources, Clock: clock, Window: time.Second, Logger: logs.Logger()})
+			next64(t, sq, 10)
+			cat.blind.Store(true)
+			tt.end(t, mem, nss[0], clock)
+			waitState(t, sq, sequencer.Destroyed)
+			st := sq.Stats()
+			if st.Destroys != 1 || st.Losses != 0 || st.WriteErrors != 0 {
+				t.Errorf("Destroys %d, Losses %d, WriteErrors %d; want 1, 0, 0", st.Destroys, st.Losses, st.WriteErrors)
+			}
+			if got := logs.AtLeast(slog.LevelWarn); len(got) != 0 {
+				t.Errorf("logged at WARN or above: %q, want nothing", got)
+			}
+			if t.Failed() {
+				t.Logf("the sequencer logged:\n%s", logs.String())
 			}
 		})
 	}

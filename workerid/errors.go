@@ -25,7 +25,9 @@ var (
 )
 
 // LeaseLostError reports that a lease is no longer held: it expired, was
-// taken over, or a reservation's result is unknown. Its holder must stop
+// taken over, or a reservation's result is unknown; or the Catalog
+// destroyed its sequence, a planned end rather than a loss, when Err wraps
+// ErrNotFound (the coordinator adapters tell so). Its holder must stop
 // issuing IDs at once; the reservation it made durable last stays the floor
 // of the worker ID's next holder.
 type LeaseLostError struct {

@@ -116,7 +116,9 @@ func TestE2E_CatalogTokens(t *testing.T) {
 // TestE2E_DestroyIsNoLoss: a sequence destroyed through one node ends the
 // other node's lease on it; that node logs the release at INFO and counts
 // it in floe_workerid_released_total, not as a lost lease (ERROR, and the
-// counter FloedWorkerIDLeaseLost alerts on). A detach likewise.
+// counter FloedWorkerIDLeaseLost alerts on); its Redis lease, ended at its
+// next renewal, logs INFO too, not WARN "worker ID lease lost". A detach
+// likewise.
 func TestE2E_DestroyIsNoLoss(t *testing.T) {
 	a, b := startAttached(t, "destroy")
 	detachDestroy(t, a, b)
@@ -137,8 +139,17 @@ func TestE2E_DestroyIsNoLoss(t *testing.T) {
 			t.Errorf("%s = %v, want %v", tt.series, got, tt.want)
 		}
 	}
+	// b's lease ends at its next renewal, which finds its owner key gone
+	// and the sequence too: a planned end, at INFO.
+	ended := `level=INFO msg="worker ID lease ended: the sequence was destroyed"`
+	if !waitFor(startDeadline, func() bool { return strings.Contains(b.stderr.String(), ended) }) {
+		t.Errorf("b logged no %s line after %v:\n%s", ended, startDeadline, b.stderr.String())
+	}
 	for name, f := range map[string]*floed{"a": a, "b": b} {
 		log := f.stderr.String()
+		if strings.Contains(log, `msg="worker ID lease lost"`) {
+			t.Errorf("%s logged the destroy as a lost lease:\n%s", name, log)
+		}
 		if strings.Contains(log, "worker ID lease lost; issuing stopped") {
 			t.Errorf("%s logged a lost lease:\n%s", name, log)
 		}

@@ -62,7 +62,13 @@
 // lease is lost: Done is closed, Err is a *workerid.LeaseLostError, and
 // the etcd lease is revoked, best effort, so the ID is free at once. A
 // renewal never proves ownership for Reserve; only the fenced transaction
-// does.
+// does. When a Catalog's Source sees its owner key deleted or another
+// claim's, it reads the sequence's key (within a second) to tell
+// Catalog.Destroy from a loss: when the catalog no longer has the
+// generation, the LeaseLostError's cause wraps workerid.ErrNotFound and
+// the Logger gets an INFO line, "worker ID lease ended: the sequence was
+// destroyed"; any other loss, or a read that fails, logs WARN "worker ID
+// lease lost".
 //
 // # Connecting
 //

@@ -95,11 +95,26 @@ func (l *lease) end(err error) bool {
 	return true
 }
 
-// lose ends the lease as lost and returns the reason it ended.
+// lose ends the lease as lost and returns the reason it ended. When the
+// owner key is gone or not this claim's, a Catalog's Source first asks
+// whether the catalog destroyed the sequence: then the cause wraps
+// workerid.ErrNotFound and the end is logged as planned, not as a loss.
 func (l *lease) lose(cause error) error {
+	if err := l.Err(); err != nil {
+		return err
+	}
+	destroyed := (errors.Is(cause, errOwnerDeleted) || errors.Is(cause, errTakenOver)) && l.src.destroyed()
+	if destroyed {
+		cause = fmt.Errorf("%w: sequence at %q, generation %d, was destroyed", workerid.ErrNotFound, l.src.guard.key, l.src.guard.gen)
+	}
 	if l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: cause}) {
-		l.src.cfg.Logger.Warn("worker ID lease lost", "worker_id", l.id, "fence", l.fence,
-			"reserved", l.reserved.Load(), "err", cause)
+		if destroyed {
+			l.src.cfg.Logger.Info("worker ID lease ended: the sequence was destroyed", "worker_id", l.id, "fence", l.fence,
+				"reserved", l.reserved.Load(), "reason", "destroy")
+		} else {
+			l.src.cfg.Logger.Warn("worker ID lease lost", "worker_id", l.id, "fence", l.fence,
+				"reserved", l.reserved.Load(), "err", cause)
+		}
 	}
 	return l.Err()
 }

@@ -41,7 +41,8 @@ type Config struct {
 	// Clock tells the time of the local lease deadline. Default
 	// floe.MonotonicClock.
 	Clock floe.Clock
-	// Logger receives claims, losses and failed revocations. Default: no
+	// Logger receives claims, losses (WARN), leases a destroy of the
+	// Catalog's sequence ended (INFO) and failed revocations. Default: no
 	// logging.
 	Logger *slog.Logger
 }
@@ -289,6 +290,27 @@ func (s *Source) candidates(ctx context.Context) ([]int, error) {
 		order = append([]int{preferred}, order...)
 	}
 	return order, nil
+}
+
+// destroyedTimeout bounds the read of destroyed: a lease that lost its
+// owner key waits for it before it ends.
+const destroyedTimeout = time.Second
+
+// destroyed reports whether the catalog no longer has the generation of
+// the sequence a Catalog's Source claims under; false for another Source,
+// and when the read fails or takes longer than destroyedTimeout (or the
+// request timeout, if shorter): then the end of a lease is a loss.
+func (s *Source) destroyed() bool {
+	if s.guard == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), min(s.cfg.RequestTimeout, destroyedTimeout))
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.guard.key)
+	if err != nil {
+		return false
+	}
+	return len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != s.guard.gen
 }
 
 // revoke revokes an etcd lease, best effort, even when ctx has ended.

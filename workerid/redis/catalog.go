@@ -141,8 +141,11 @@ func (c *Catalog) List(ctx context.Context) ([]workerid.Sequence, error) {
 
 // Destroy removes the named sequence and, in the same script, the owner,
 // fence and reservation keys of every worker ID its Sources used: each
-// holder's next renewal or reservation fails, and its lease is lost. The
-// script records the generation's Retired and publishes the name to
+// holder's next renewal or reservation fails, and its lease ends. The
+// holder reads the sequence then (within a second) and, finding it gone,
+// ends the lease with a cause wrapping workerid.ErrNotFound and logs INFO
+// "worker ID lease ended: the sequence was destroyed", not the WARN
+// "worker ID lease lost" of a loss. The script records the generation's Retired and publishes the name to
 // WaitGone's channel. It
 // returns an error wrapping workerid.ErrNotFound when there is no such
 // sequence.

@@ -92,9 +92,28 @@ func (l *lease) end(err error, drop bool) (ended bool, why error) {
 // lose ends the lease as lost and returns why it ended. Unless the owner
 // key is known to hold another token, the renewal goroutine then deletes
 // it if it still holds this lease's, so the ID is free before the TTL.
+//
+// When the owner key holds another token, a Catalog's Source first asks
+// whether the catalog destroyed the sequence (Catalog.Destroy deletes the
+// owner keys): then, as when a reservation found the sequence gone, the
+// cause wraps workerid.ErrNotFound and the end is logged as planned, not
+// as a loss.
 func (l *lease) lose(why error) error {
-	ended, err := l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: why}, !errors.Is(why, ErrNotOwner))
-	if ended {
+	if err := l.Err(); err != nil {
+		return err
+	}
+	drop := !errors.Is(why, ErrNotOwner)
+	destroyed := errors.Is(why, workerid.ErrNotFound)
+	if !destroyed && errors.Is(why, ErrNotOwner) && l.src.destroyed() {
+		destroyed, why = true, l.src.destroyedError()
+	}
+	ended, err := l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: why}, drop)
+	switch {
+	case !ended:
+	case destroyed:
+		l.src.cfg.Logger.Info("worker ID lease ended: the sequence was destroyed", "worker_id", l.id, "fence", l.fence,
+			"key_prefix", l.src.cfg.Prefix, "reason", "destroy")
+	default:
 		l.src.cfg.Logger.Warn("worker ID lease lost", "worker_id", l.id, "fence", l.fence,
 			"key_prefix", l.src.cfg.Prefix, "error", why)
 	}
@@ -221,7 +240,7 @@ func (l *lease) Reserve(ctx context.Context, tick uint64) error {
 	case err != nil:
 		return l.lose(fmt.Errorf("reserving up to tick %d: %w", tick, scriptError(err)))
 	case ok == -2:
-		return l.lose(fmt.Errorf("%w: sequence %s (generation %s) was destroyed", workerid.ErrNotFound, l.src.cfg.seq.name, l.src.cfg.seq.gen))
+		return l.lose(l.src.destroyedError())
 	case ok != 1:
 		return l.lose(ErrNotOwner)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -54,7 +55,8 @@ type Config struct {
 	// floe.MonotonicClock.
 	Clock floe.Clock
 	// Logger receives the warnings of the Source: the unsafe server, failed
-	// renewals, lost leases. Default none.
+	// renewals, lost leases; and at INFO the leases a destroy of the
+	// Catalog's sequence ended. Default none.
 	Logger *slog.Logger
 	// Unsafe starts the Source even when Check fails (floed
 	// --redis-unsafe): a server without AOF, with appendfsync other than
@@ -248,7 +250,7 @@ func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
 	case id == -1:
 		return nil, fmt.Errorf("%w: all %d worker IDs under %s", workerid.ErrExhausted, s.cfg.IDs, s.cfg.Prefix)
 	case id == -2:
-		return nil, fmt.Errorf("%w: sequence %s (generation %s) was destroyed", workerid.ErrNotFound, s.cfg.seq.name, s.cfg.seq.gen)
+		return nil, s.destroyedError()
 	}
 	if len(reply) != 3 || id < 0 || id >= int64(s.cfg.IDs) {
 		return nil, fmt.Errorf("%w: claim answered %v", ErrBadReply, reply)
@@ -273,6 +275,41 @@ func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
 	}
 	l.start()
 	return l, nil
+}
+
+// destroyedError is the error of a claim or lease of a Catalog's Source
+// whose sequence (this generation) is gone.
+func (s *Source) destroyedError() error {
+	return fmt.Errorf("%w: sequence %s (generation %s) was destroyed", workerid.ErrNotFound, s.cfg.seq.name, s.cfg.seq.gen)
+}
+
+// destroyedTimeout bounds the read of destroyed: a lease whose owner key
+// holds another token waits for it before it ends.
+const destroyedTimeout = time.Second
+
+// destroyed reports whether the catalog no longer has the generation of
+// the sequence a Catalog's Source claims for, as claim.lua and reserve.lua
+// tell it; false for another Source, and when the read fails or takes
+// longer than destroyedTimeout (or Config.Timeout, if shorter): then the
+// end of a lease is a loss.
+func (s *Source) destroyed() bool {
+	q := s.cfg.seq
+	if q == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), min(s.cfg.Timeout, destroyedTimeout))
+	defer cancel()
+	v, err := await(ctx, func(ctx context.Context) (string, error) {
+		return s.rdb.HGet(ctx, q.hash, q.name).Result()
+	})
+	switch {
+	case errors.Is(err, goredis.Nil):
+		return true
+	case err != nil:
+		return false
+	}
+	gen, _, _ := strings.Cut(v, " ")
+	return gen != q.gen
 }
 
 // await runs f and returns its result, or ctx's error as soon as ctx is

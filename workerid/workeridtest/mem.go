@@ -59,7 +59,7 @@ func (ns *MemSource) claimLocked(id int) *memLease {
 func (ns *MemSource) Steal(id int) workerid.Lease {
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
-	ns.loseLocked(id)
+	ns.loseLocked(id, nil)
 	return ns.claimLocked(id)
 }
 
@@ -67,14 +67,14 @@ func (ns *MemSource) Steal(id int) workerid.Lease {
 func (ns *MemSource) Lose(id int) {
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
-	ns.loseLocked(id)
+	ns.loseLocked(id, nil)
 }
 
-// loseLocked ends the lease of id; ns.mu is held.
-func (ns *MemSource) loseLocked(id int) {
+// loseLocked ends the lease of id for cause (nil: unknown); ns.mu is held.
+func (ns *MemSource) loseLocked(id int, cause error) {
 	if l := ns.held[id]; l != nil {
 		delete(ns.held, id)
-		l.err = &workerid.LeaseLostError{ID: id, Fence: l.fence}
+		l.err = &workerid.LeaseLostError{ID: id, Fence: l.fence, Err: cause}
 		close(l.done)
 	}
 }
@@ -103,8 +103,9 @@ func (ns *MemSource) Released() []uint64 {
 	return slices.Clone(ns.released)
 }
 
-// Destroy ends every lease of the namespace; later claims fail. It
-// returns the highest tick the namespace's holders could have issued: the
+// Destroy ends every lease of the namespace, with a cause wrapping
+// workerid.ErrNotFound as the adapters' leases of a destroyed catalog
+// sequence end; later claims fail. It returns the highest tick the namespace's holders could have issued: the
 // reservation of each worker ID, or the last tick of one released cleanly
 // and not claimed since.
 func (ns *MemSource) Destroy() uint64 {
@@ -118,7 +119,7 @@ func (ns *MemSource) Destroy() uint64 {
 		top = max(top, r)
 	}
 	for id := range ns.held {
-		ns.loseLocked(id)
+		ns.loseLocked(id, fmt.Errorf("%w: the sequence was destroyed", workerid.ErrNotFound))
 	}
 	ns.n = 0
 	return top
