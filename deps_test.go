@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"workerid/redis":            {"", "workerid", "internal/coordnet"},
 	"internal/coordnet":         nil,
 	"internal/faultproxy":       nil,
+	"internal/tcptest":          nil,
 	"internal/promtest":         {"floetest"},
 	"deploy":                    nil,
 }
