@@ -7,17 +7,15 @@ import (
 	"bufio"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/internal/skiptest"
 )
 
 // Server is one redis-server process.
@@ -101,40 +99,19 @@ func (s *Server) Restart() {
 	s.tb.Fatalf("redis-server did not restart on %s: %v", s.Addr, lastErr)
 }
 
+// redisServer is what lookPath looks for. Tests check how its absence ends
+// a test.
+var redisServer = &skiptest.Program{Helper: "redistest", Need: "Redis", Install: "redis-server"}
+
+// lookPath returns the path of redis-server, or ends tb without it.
 func lookPath(tb testing.TB) string {
 	tb.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("redis-server not found (apt-get install redis-server): %v", err)
-		}
-		noticeSkip(err)
-		tb.Skipf("redis-server not found: %v", err)
+		redisServer.Missing(tb, err, fmt.Sprintf("redis-server not found (apt-get install redis-server): %v", err),
+			fmt.Sprintf("redis-server not found: %v", err))
 	}
 	return bin
-}
-
-// skipNotice is the once of noticeSkip.
-var skipNotice sync.Once
-
-// noticeOutput returns where noticeSkip writes: the terminal, when the
-// tests run on one, since go test shows a passing package's output only
-// with -v and a skip would go unseen; else stderr. Tests replace it.
-var noticeOutput = func() (io.Writer, func()) {
-	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-		return tty, func() { tty.Close() }
-	}
-	return os.Stderr, func() {}
-}
-
-// noticeSkip says, once per test binary, that its Redis tests skip for
-// lack of redis-server.
-func noticeSkip(err error) {
-	skipNotice.Do(func() {
-		w, done := noticeOutput()
-		defer done()
-		fmt.Fprintf(w, "redistest: %s: SKIPPING the tests that need Redis: %v (Debian: apt-get install redis-server)\n", filepath.Base(os.Args[0]), err)
-	})
 }
 
 func (s *Server) start(bin string, port int) error {
