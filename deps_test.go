@@ -45,6 +45,9 @@ var allowed = map[string][]string{
 	"internal/tcptest":          nil,
 	"internal/promtest":         {"floetest"},
 	"deploy":                    nil,
+
+	// The test helper of internal/server.
+	"internal/server/servertest": {"internal/server"},
 }
 
 // thirdParty lists the adapters and the module prefixes each may import.
