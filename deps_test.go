@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"internal/clockseq":         {""},
 	"internal/textid":           {""},
 	"internal/textid/parsetest": {""},
-	"internal/redistest":        {"internal/skiptest"},
+	"internal/redistest":        {"internal/skiptest", "internal/tcptest"},
 	"internal/skiptest":         nil,
 	"internal/tlstest":          nil,
 	"internal/buildinfo":        nil,

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe/internal/skiptest"
+	"github.com/floeid/floe/internal/tcptest"
 )
 
 // superuser is the role initdb makes, which every connection uses. The
@@ -87,7 +88,7 @@ func Start(tb testing.TB) *Server {
 	}
 	var lastErr error
 	for range 5 { // a freed port can be taken again before postgres binds it
-		port, err := freePort()
+		port, err := tcptest.FreePort()
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -266,13 +267,4 @@ func unprivileged(tb testing.TB) *syscall.Credential {
 	}
 	tb.Fatal("running as root, and neither the user postgres nor nobody exists to run PostgreSQL as")
 	return nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe/internal/skiptest"
+	"github.com/floeid/floe/internal/tcptest"
 )
 
 // Server is one redis-server process.
@@ -59,7 +60,7 @@ func start(tb testing.TB, t *TLS, args []string) *Server {
 	s := &Server{Dir: tb.TempDir(), args: args, tls: t, tb: tb}
 	var lastErr error
 	for range 5 { // a freed port can be taken again before redis binds it
-		port, err := freePort()
+		port, err := tcptest.FreePort()
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -206,12 +207,3 @@ func (s *Server) Pause() { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP) }
 
 // Resume continues a paused server.
 func (s *Server) Resume() { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT) }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}

@@ -1,13 +1,15 @@
 // Package tcptest runs TCP servers on loopback addresses for tests of
 // clients that meet a server that misbehaves: one that takes the
 // connection and never answers, one that answers in another protocol,
-// or no server at all.
+// or no server at all. It also finds the free port a test's own server
+// process listens on.
 package tcptest
 
 import (
 	"crypto/tls"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -80,10 +82,21 @@ func Silent(tb testing.TB) string {
 // that is down: a port free a moment ago. It is for Examples, which have
 // no testing.TB; tests take floetest.FreeAddrs.
 func Refused() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := FreePort()
 	if err != nil {
 		return "", err
 	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), nil
+}
+
+// FreePort returns a loopback port free a moment ago, for a server that a
+// test starts to listen on. Another process may take it first: the test
+// tries again on another port if the server cannot listen.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
 	defer l.Close()
-	return l.Addr().String(), nil
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
