@@ -115,8 +115,8 @@ func Check(t *testing.T, p *Program, look func(testing.TB), cases []Case) {
 	}
 }
 
-// recorder is a testing.TB that records a skip or a failure, which ends
-// the call of run instead of the test.
+// recorder is a testing.TB that records the skip or the failure of
+// Missing, which ends the call of run instead of the test.
 type recorder struct {
 	testing.TB
 	skipped, failed string
@@ -129,18 +129,8 @@ func (r *recorder) Skip(args ...any) {
 	panic(r)
 }
 
-func (r *recorder) Skipf(format string, args ...any) {
-	r.skipped = fmt.Sprintf(format, args...)
-	panic(r)
-}
-
 func (r *recorder) Fatal(args ...any) {
 	r.failed = fmt.Sprint(args...)
-	panic(r)
-}
-
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.failed = fmt.Sprintf(format, args...)
 	panic(r)
 }
 
