@@ -6,8 +6,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,12 +32,7 @@ func secureRedis(t *testing.T, ca *tlstest.CA) *redistest.Server {
 func TestTLSConfig(t *testing.T) {
 	ca := tlstest.NewCA(t, "ca")
 	pair := ca.Issue(t, "floed")
-	dir := t.TempDir()
-	notPEM := filepath.Join(dir, "not.pem")
-	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	missing := filepath.Join(dir, "missing")
+	notPEM, missing := tlstest.BadFiles(t)
 	tests := []struct {
 		name      string
 		files     TLSFiles
