@@ -23,7 +23,8 @@ var allowed = map[string][]string{
 	"internal/clockseq":         {""},
 	"internal/textid":           {""},
 	"internal/textid/parsetest": {""},
-	"internal/redistest":        nil,
+	"internal/redistest":        {"internal/skiptest", "internal/tcptest"},
+	"internal/skiptest":         nil,
 	"internal/tlstest":          nil,
 	"internal/buildinfo":        nil,
 	"id64":                      {"", "internal/clockseq", "internal/textid"},
@@ -41,8 +42,12 @@ var allowed = map[string][]string{
 	"workerid/redis":            {"", "workerid", "internal/coordnet"},
 	"internal/coordnet":         nil,
 	"internal/faultproxy":       nil,
+	"internal/tcptest":          nil,
 	"internal/promtest":         {"floetest"},
 	"deploy":                    nil,
+
+	// The test helper of internal/server.
+	"internal/server/servertest": {"internal/server"},
 }
 
 // thirdParty lists the adapters and the module prefixes each may import.

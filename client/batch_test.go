@@ -203,7 +203,7 @@ func TestClient_Cancel(t *testing.T) {
 	})
 
 	t.Run("deadline while servers are down", func(t *testing.T) {
-		c := newClient(t, []string{refusedAddr(t)}, client.WithMaxAttempts(0), client.WithBackoff(time.Millisecond, time.Millisecond))
+		c := newClient(t, []string{floetest.FreeAddrs(t, 1)[0]}, client.WithMaxAttempts(0), client.WithBackoff(time.Millisecond, time.Millisecond))
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		_, err := c.Next(ctx)

@@ -184,7 +184,7 @@ func (c writeFailer) Write(p []byte) (int, error) {
 func TestClient_FailoverOrder(t *testing.T) {
 	ids := nowIDs()
 	a, b := newFake(t, fakeConfig{ids: ids}), newFake(t, fakeConfig{ids: ids})
-	c := newClient(t, []string{refusedAddr(t), a.Addr, b.Addr}, client.WithNoRandomize(), fast, client.WithPoolSize(1))
+	c := newClient(t, []string{floetest.FreeAddrs(t, 1)[0], a.Addr, b.Addr}, client.WithNoRandomize(), fast, client.WithPoolSize(1))
 	ctx := context.Background()
 	for range 3 {
 		if _, err := c.Next(ctx); err != nil {
@@ -230,7 +230,7 @@ func TestClient_IdleClosed(t *testing.T) {
 }
 
 func TestClient_AllDown(t *testing.T) {
-	addrs := []string{refusedAddr(t), refusedAddr(t)}
+	addrs := floetest.FreeAddrs(t, 2)
 	c := newClient(t, addrs, client.WithMaxAttempts(4), fast)
 	_, err := c.Next(context.Background())
 	var ae *client.AttemptsError

@@ -202,18 +202,6 @@ func (s *fakeServer) Requests() int {
 	return len(s.counts)
 }
 
-// refusedAddr returns a loopback address where nothing listens.
-func refusedAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // waitFor polls cond until it holds. The deadline only keeps a broken test
 // from hanging; nothing depends on how soon cond holds.
 func waitFor(t testing.TB, what string, cond func() bool) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -13,27 +12,8 @@ import (
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/server"
+	"github.com/floeid/floe/internal/server/servertest"
 )
-
-// memStore is a server.Store in memory.
-type memStore struct {
-	mu   sync.Mutex
-	recs map[string]server.Record
-}
-
-func (m *memStore) Load(name string) (server.Record, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	rec, ok := m.recs[name]
-	return rec, ok, nil
-}
-
-func (m *memStore) Save(name string, rec server.Record) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.recs[name] = rec
-	return nil
-}
 
 // startFloed runs floed's server on loopback with one sequence, for worker
 // w, selected by token (none when empty).
@@ -45,7 +25,7 @@ func startFloed(t testing.TB, w uint64, token string) string {
 	}
 	s, err := server.New(server.Config{
 		Sequences: []server.SequenceConfig{{Name: "default", Worker: w, Tokens: tokens}},
-		Store:     &memStore{recs: map[string]server.Record{}},
+		Store:     &servertest.Store{},
 		Logger:    slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

@@ -90,7 +90,7 @@ func TestClient_PrefetchDown(t *testing.T) {
 		dials.Add(1)
 		return new(net.Dialer).DialContext(ctx, network, addr)
 	}
-	c := newClient(t, []string{refusedAddr(t)}, client.WithPrefetch(100, time.Minute),
+	c := newClient(t, []string{floetest.FreeAddrs(t, 1)[0]}, client.WithPrefetch(100, time.Minute),
 		client.WithDialer(dial), client.WithMaxAttempts(3), fast)
 	if _, err := c.Next(context.Background()); err == nil {
 		t.Fatal("Next succeeded with the server down")

@@ -6,10 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"io"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,58 +15,12 @@ import (
 
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/internal/tcptest"
 	"github.com/floeid/floe/internal/tlstest"
 	"github.com/floeid/floe/sequencer"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
 )
-
-// fakeServer listens on a free loopback port and handles each connection
-// with handle until the test ends. It returns the address.
-func fakeServer(t *testing.T, handle func(net.Conn)) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() { handle(c) })
-		}
-	})
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return l.Addr().String()
-}
-
-// silent takes the connection and never answers.
-func silent(c net.Conn) { io.Copy(io.Discard, c) }
-
-// httpServer answers any request as an HTTP/1 server does.
-func httpServer(c net.Conn) {
-	var b [64]byte
-	if _, err := c.Read(b[:]); err == nil {
-		c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"))
-	}
-	io.Copy(io.Discard, c)
-}
 
 // Against etcd with TLS and client certificates, Probe passes with the
 // right CA and certificate, and otherwise fails at once with the address
@@ -86,8 +37,8 @@ func TestProbe(t *testing.T) {
 	ep := secure.Endpoints()[0]
 	plain := etcdtest.Start(t, 1).Endpoints()[0]
 	free := floetest.FreeAddrs(t, 1)[0]
-	quiet := fakeServer(t, silent)
-	web := fakeServer(t, httpServer)
+	quiet := tcptest.Silent(t)
+	web := tcptest.Serve(t, nil, tcptest.Answer("HTTP/1.1 400 Bad Request\r\n\r\n")) // an HTTP/1 server
 
 	tests := []struct {
 		name     string
@@ -154,7 +105,7 @@ func TestDial(t *testing.T) {
 	ep := secure.Endpoints()[0]
 	plain := etcdtest.Start(t, 1).Endpoints()[0]
 	free := floetest.FreeAddrs(t, 1)[0]
-	quiet := fakeServer(t, silent)
+	quiet := tcptest.Silent(t)
 
 	tests := []struct {
 		name    string
@@ -223,7 +174,7 @@ func openOrders(ctx context.Context, cli *clientv3.Client) (*sequencer.Sequencer
 func TestOpen_EndpointOutOfReach(t *testing.T) {
 	ec := etcdtest.Start(t, 1)
 	free := floetest.FreeAddrs(t, 1)[0]
-	quiet := fakeServer(t, silent)
+	quiet := tcptest.Silent(t)
 	const appDeadline = 3 * time.Second // the application's, with its own client
 
 	tests := []struct {

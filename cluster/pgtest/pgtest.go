@@ -11,7 +11,6 @@ package pgtest
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -20,10 +19,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/internal/skiptest"
+	"github.com/floeid/floe/internal/tcptest"
 )
 
 // superuser is the role initdb makes, which every connection uses. The
@@ -87,7 +88,7 @@ func Start(tb testing.TB) *Server {
 	}
 	var lastErr error
 	for range 5 { // a freed port can be taken again before postgres binds it
-		port, err := freePort()
+		port, err := tcptest.FreePort()
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -202,6 +203,10 @@ func (s *Server) Stop() {
 // VERSION/bin. Tests replace it.
 var libDir = "/usr/lib/postgresql"
 
+// postgresql is what lookPath looks for. Tests check how its absence
+// ends a test.
+var postgresql = &skiptest.Program{Helper: "pgtest", Need: "PostgreSQL", Install: "postgresql"}
+
 // lookPath finds initdb, postgres and psql: in PATH, else in the newest
 // libDir/VERSION/bin, where Debian installs the first two.
 func lookPath(tb testing.TB) bins {
@@ -230,37 +235,11 @@ func lookPath(tb testing.TB) bins {
 		name string
 	}{{&b.initdb, "initdb"}, {&b.postgres, "postgres"}, {&b.psql, "psql"}} {
 		if *f.dst, err = find(f.name); err != nil {
-			if os.Getenv("CI") != "" {
-				tb.Fatalf("PostgreSQL: %v (apt-get install postgresql)", err)
-			}
-			noticeSkip(err)
-			tb.Skipf("PostgreSQL: %v (Debian: apt-get install postgresql)", err)
+			postgresql.Missing(tb, err, fmt.Sprintf("PostgreSQL: %v (apt-get install postgresql)", err),
+				fmt.Sprintf("PostgreSQL: %v (Debian: apt-get install postgresql)", err))
 		}
 	}
 	return b
-}
-
-// skipNotice is the once of noticeSkip.
-var skipNotice sync.Once
-
-// noticeOutput returns where noticeSkip writes: the terminal, when the
-// tests run on one, since go test shows a passing package's output only
-// with -v and a skip would go unseen; else stderr. Tests replace it.
-var noticeOutput = func() (io.Writer, func()) {
-	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-		return tty, func() { tty.Close() }
-	}
-	return os.Stderr, func() {}
-}
-
-// noticeSkip says, once per test binary, that its PostgreSQL tests skip
-// for lack of PostgreSQL.
-func noticeSkip(err error) {
-	skipNotice.Do(func() {
-		w, done := noticeOutput()
-		defer done()
-		fmt.Fprintf(w, "pgtest: %s: SKIPPING the tests that need PostgreSQL: %v (Debian: apt-get install postgresql)\n", filepath.Base(os.Args[0]), err)
-	})
 }
 
 // version is the major version in a path /usr/lib/postgresql/VERSION/bin,
@@ -288,13 +267,4 @@ func unprivileged(tb testing.TB) *syscall.Credential {
 	}
 	tb.Fatal("running as root, and neither the user postgres nor nobody exists to run PostgreSQL as")
 	return nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -4,7 +4,6 @@ package scenario_test
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/internal/tlstest"
 )
 
@@ -67,12 +67,7 @@ func TestScenario_EtcdTLS(t *testing.T) {
 	if err := os.WriteFile(pwFile, []byte("s3cret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	free := l.Addr().String() // nothing listens once closed
-	l.Close()
+	free := floetest.FreeAddrs(t, 1)[0] // nothing listens there
 
 	node := func(ep, caFile string, pair tlstest.Pair, extra ...string) []string {
 		args := etcdNode([]string{ep}, "tls", "a")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/floetest"
 )
 
 // adminCommands is one command line of each admin subcommand, after
@@ -150,7 +152,7 @@ func TestNewAdminClient(t *testing.T) {
 
 // TestAdmin_Unreachable: a daemon that is not there is reported at once.
 func TestAdmin_Unreachable(t *testing.T) {
-	dead := "http://" + fakeNoeqRefused(t)
+	dead := "http://" + floetest.FreeAddrs(t, 1)[0]
 	for _, cmd := range adminCommands {
 		t.Run(strings.Join(cmd[:2], " "), func(t *testing.T) {
 			start := time.Now()

@@ -164,15 +164,3 @@ func (f *fakeNoeq) serve(c net.Conn) {
 		}
 	}
 }
-
-// fakeNoeqRefused returns a loopback address where nothing listens.
-func fakeNoeqRefused(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/floeid/floe/floetest"
 )
 
 func TestGet(t *testing.T) {
@@ -54,7 +56,7 @@ func TestGet(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			s := startFakeNoeq(t, tc.token)
-			dead := fakeNoeqRefused(t)
+			dead := floetest.FreeAddrs(t, 1)[0]
 			http := startHTTP400(t)
 			args := []string{"get"}
 			for _, a := range tc.args {

@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/server"
+	"github.com/floeid/floe/internal/server/servertest"
 	"github.com/floeid/floe/internal/statefile"
 	"github.com/floeid/floe/workerid"
 )
@@ -86,26 +86,6 @@ func TestStateDir(t *testing.T) {
 	}
 }
 
-// memStore keeps the records a server saves.
-type memStore struct {
-	mu   sync.Mutex
-	recs map[string]server.Record
-}
-
-func (m *memStore) Load(name string) (server.Record, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.recs[name]
-	return r, ok, nil
-}
-
-func (m *memStore) Save(name string, r server.Record) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.recs[name] = r
-	return nil
-}
-
 // TestLocalDefinition checks that floe new records what floed's server
 // records for its default sequence, for the same layout and node: else
 // the two would refuse each other's state rather than share it.
@@ -124,7 +104,7 @@ func TestLocalDefinition(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		store := &memStore{recs: map[string]server.Record{}}
+		store := &servertest.Store{}
 		srv, err := server.New(server.Config{
 			Sequences: []server.SequenceConfig{{Name: "default", Layout: l, Datacenter: tc.datacenter, Worker: tc.worker}},
 			Store:     store,

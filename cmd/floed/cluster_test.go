@@ -5,19 +5,17 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/internal/redistest"
+	"github.com/floeid/floe/internal/tcptest"
 	"github.com/floeid/floe/internal/tlstest"
 )
 
@@ -241,46 +239,11 @@ func TestE2E_RedisTLS(t *testing.T) {
 	}
 }
 
-// silentServer listens on a free loopback port and takes every connection
-// without ever answering, until the test ends. It returns the address.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() { io.Copy(io.Discard, c) })
-		}
-	})
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return l.Addr().String()
-}
-
 // floed started on a coordinator address that takes the connection and
 // never answers, or answers in another protocol, stops within the probe's
 // bound with the address and the cause, not at its setup's deadline.
 func TestE2E_ConnectNoAnswer(t *testing.T) {
-	silent := silentServer(t)
+	silent := tcptest.Silent(t)
 	other := redistest.Start(t)
 	tests := []struct {
 		name    string

@@ -26,8 +26,7 @@ func TestConfig_ParseFlagsCoordSecurity(t *testing.T) {
 	pwFile := writeFile(t, dir, "pw", "s3cret\n")
 	crlfFile := writeFile(t, dir, "pw-crlf", "s3cret\r\n")
 	emptyFile := writeFile(t, dir, "empty", "\n")
-	notPEM := writeFile(t, dir, "not.pem", "hello")
-	missing := filepath.Join(dir, "missing")
+	notPEM, missing := tlstest.BadFiles(t)
 
 	tests := []struct {
 		name    string

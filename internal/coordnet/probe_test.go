@@ -4,73 +4,21 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/internal/tcptest"
 	"github.com/floeid/floe/internal/tlstest"
 )
 
-// serve listens on a free loopback port and handles each connection with
-// handle until the test ends; it returns the address.
-func serve(t *testing.T, tlsCfg *tls.Config, handle func(net.Conn)) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tlsCfg != nil {
-		l = tls.NewListener(l, tlsCfg)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() { handle(c) })
-		}
-	})
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return l.Addr().String()
-}
-
 // The handlers of the test servers.
 var (
-	// silent reads and never answers, until the connection closes.
-	silent = func(c net.Conn) { io.Copy(io.Discard, c) }
 	// hangUp closes the connection at once.
 	hangUp = func(c net.Conn) { c.Close() }
 )
-
-// answer reads the request and writes reply.
-func answer(reply string) func(net.Conn) {
-	return func(c net.Conn) {
-		var b [64]byte
-		if _, err := c.Read(b[:]); err == nil {
-			c.Write([]byte(reply))
-		}
-		io.Copy(io.Discard, c)
-	}
-}
 
 func TestProbe_Run(t *testing.T) {
 	ca := tlstest.NewCA(t, "ca")
@@ -90,20 +38,20 @@ func TestProbe_Run(t *testing.T) {
 		wantKind Kind     // 0: nil
 		wantErr  []string // each is in the error
 	}{
-		{name: "answers", addr: serve(t, nil, answer("+PONG\r\n"))},
-		{name: "answers over tls", addr: serve(t, tlsServer(tls.NoClientCert), answer("+PONG\r\n")), tls: ca.ClientConfig(tlstest.Pair{})},
-		{name: "answers a client certificate", addr: serve(t, tlsServer(tls.RequireAndVerifyClientCert), answer("+PONG\r\n")), tls: ca.ClientConfig(client)},
+		{name: "answers", addr: tcptest.Serve(t, nil, tcptest.Answer("+PONG\r\n"))},
+		{name: "answers over tls", addr: tcptest.Serve(t, tlsServer(tls.NoClientCert), tcptest.Answer("+PONG\r\n")), tls: ca.ClientConfig(tlstest.Pair{})},
+		{name: "answers a client certificate", addr: tcptest.Serve(t, tlsServer(tls.RequireAndVerifyClientCert), tcptest.Answer("+PONG\r\n")), tls: ca.ClientConfig(client)},
 		{name: "nothing listening", addr: floetest.FreeAddrs(t, 1)[0], wantKind: Unreachable, wantErr: []string{"cannot connect", "connection refused"}},
-		{name: "silent", addr: serve(t, nil, silent), wantKind: NoReply, wantErr: []string{"no reply within 1s", "took the connection", "stalled", "not redis"}},
-		{name: "another protocol", addr: serve(t, nil, answer("HTTP/1.1 400 Bad Request\r\n")), wantKind: Unexpected, wantErr: []string{`answered "HTTP/1.1 400 Bad"`, "not redis", "right port"}},
-		{name: "tls port, plain client", addr: serve(t, nil, hangUp), wantKind: TLSRequired, wantErr: []string{"closed the connection at once", "TLS port"}},
-		{name: "plain port, tls client", addr: serve(t, nil, answer("-ERR unknown command\r\n")), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: NotTLS, wantErr: []string{"TLS handshake", "plain, non-TLS port"}},
-		{name: "plain port closing, tls client", addr: serve(t, nil, hangUp), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: NotTLS, wantErr: []string{"TLS handshake", "plain, non-TLS port"}},
-		{name: "silent plain port, tls client", addr: serve(t, nil, silent), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: NoReply, wantErr: []string{"TLS handshake", "no reply within 1s", "stalled", "plain, non-TLS port"}},
-		{name: "unknown ca", addr: serve(t, tlsServer(tls.NoClientCert), answer("+PONG\r\n")), tls: other.ClientConfig(tlstest.Pair{}), wantKind: NotTrusted, wantErr: []string{"TLS handshake", "not trusted", "unknown authority"}},
-		{name: "no client certificate", addr: serve(t, tlsServer(tls.RequireAndVerifyClientCert), answer("+PONG\r\n")), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: CertRefused, wantErr: []string{"refused", "remote error"}},
-		{name: "client certificate of another ca", addr: serve(t, tlsServer(tls.RequireAndVerifyClientCert), answer("+PONG\r\n")), tls: ca.ClientConfig(stranger), wantKind: CertRefused, wantErr: []string{"refused", "remote error"}},
-		{name: "closed after the handshake", addr: serve(t, tlsServer(tls.NoClientCert), func(c net.Conn) { c.(*tls.Conn).Handshake(); c.Close() }), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: CertRefused, wantErr: []string{"closed the connection after the TLS handshake"}},
+		{name: "silent", addr: tcptest.Silent(t), wantKind: NoReply, wantErr: []string{"no reply within 1s", "took the connection", "stalled", "not redis"}},
+		{name: "another protocol", addr: tcptest.Serve(t, nil, tcptest.Answer("HTTP/1.1 400 Bad Request\r\n")), wantKind: Unexpected, wantErr: []string{`answered "HTTP/1.1 400 Bad"`, "not redis", "right port"}},
+		{name: "tls port, plain client", addr: tcptest.Serve(t, nil, hangUp), wantKind: TLSRequired, wantErr: []string{"closed the connection at once", "TLS port"}},
+		{name: "plain port, tls client", addr: tcptest.Serve(t, nil, tcptest.Answer("-ERR unknown command\r\n")), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: NotTLS, wantErr: []string{"TLS handshake", "plain, non-TLS port"}},
+		{name: "plain port closing, tls client", addr: tcptest.Serve(t, nil, hangUp), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: NotTLS, wantErr: []string{"TLS handshake", "plain, non-TLS port"}},
+		{name: "silent plain port, tls client", addr: tcptest.Silent(t), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: NoReply, wantErr: []string{"TLS handshake", "no reply within 1s", "stalled", "plain, non-TLS port"}},
+		{name: "unknown ca", addr: tcptest.Serve(t, tlsServer(tls.NoClientCert), tcptest.Answer("+PONG\r\n")), tls: other.ClientConfig(tlstest.Pair{}), wantKind: NotTrusted, wantErr: []string{"TLS handshake", "not trusted", "unknown authority"}},
+		{name: "no client certificate", addr: tcptest.Serve(t, tlsServer(tls.RequireAndVerifyClientCert), tcptest.Answer("+PONG\r\n")), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: CertRefused, wantErr: []string{"refused", "remote error"}},
+		{name: "client certificate of another ca", addr: tcptest.Serve(t, tlsServer(tls.RequireAndVerifyClientCert), tcptest.Answer("+PONG\r\n")), tls: ca.ClientConfig(stranger), wantKind: CertRefused, wantErr: []string{"refused", "remote error"}},
+		{name: "closed after the handshake", addr: tcptest.Serve(t, tlsServer(tls.NoClientCert), func(c net.Conn) { c.(*tls.Conn).Handshake(); c.Close() }), tls: ca.ClientConfig(tlstest.Pair{}), wantKind: CertRefused, wantErr: []string{"closed the connection after the TLS handshake"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,7 +88,7 @@ func TestProbe_Run(t *testing.T) {
 // Without a deadline of its context, a probe of a silent server ends after
 // Timeout, and says so.
 func TestProbe_RunTimeout(t *testing.T) {
-	addr := serve(t, nil, silent)
+	addr := tcptest.Silent(t)
 	start := time.Now()
 	err := Probe{Addr: addr, Hello: []byte("PING\r\n"), Name: "redis"}.Run(context.Background())
 	took := time.Since(start)

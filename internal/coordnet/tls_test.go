@@ -2,8 +2,6 @@ package coordnet
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,12 +11,7 @@ import (
 func TestLoadTLS(t *testing.T) {
 	ca := tlstest.NewCA(t, "ca")
 	pair := ca.Issue(t, "client")
-	dir := t.TempDir()
-	notPEM := filepath.Join(dir, "not.pem")
-	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	missing := filepath.Join(dir, "missing")
+	notPEM, missing := tlstest.BadFiles(t)
 
 	tests := []struct {
 		name                  string

@@ -7,17 +7,16 @@ import (
 	"bufio"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/floeid/floe/internal/skiptest"
+	"github.com/floeid/floe/internal/tcptest"
 )
 
 // Server is one redis-server process.
@@ -61,7 +60,7 @@ func start(tb testing.TB, t *TLS, args []string) *Server {
 	s := &Server{Dir: tb.TempDir(), args: args, tls: t, tb: tb}
 	var lastErr error
 	for range 5 { // a freed port can be taken again before redis binds it
-		port, err := freePort()
+		port, err := tcptest.FreePort()
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -101,40 +100,19 @@ func (s *Server) Restart() {
 	s.tb.Fatalf("redis-server did not restart on %s: %v", s.Addr, lastErr)
 }
 
+// redisServer is what lookPath looks for. Tests check how its absence ends
+// a test.
+var redisServer = &skiptest.Program{Helper: "redistest", Need: "Redis", Install: "redis-server"}
+
+// lookPath returns the path of redis-server, or ends tb without it.
 func lookPath(tb testing.TB) string {
 	tb.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("redis-server not found (apt-get install redis-server): %v", err)
-		}
-		noticeSkip(err)
-		tb.Skipf("redis-server not found: %v", err)
+		redisServer.Missing(tb, err, fmt.Sprintf("redis-server not found (apt-get install redis-server): %v", err),
+			fmt.Sprintf("redis-server not found: %v", err))
 	}
 	return bin
-}
-
-// skipNotice is the once of noticeSkip.
-var skipNotice sync.Once
-
-// noticeOutput returns where noticeSkip writes: the terminal, when the
-// tests run on one, since go test shows a passing package's output only
-// with -v and a skip would go unseen; else stderr. Tests replace it.
-var noticeOutput = func() (io.Writer, func()) {
-	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-		return tty, func() { tty.Close() }
-	}
-	return os.Stderr, func() {}
-}
-
-// noticeSkip says, once per test binary, that its Redis tests skip for
-// lack of redis-server.
-func noticeSkip(err error) {
-	skipNotice.Do(func() {
-		w, done := noticeOutput()
-		defer done()
-		fmt.Fprintf(w, "redistest: %s: SKIPPING the tests that need Redis: %v (Debian: apt-get install redis-server)\n", filepath.Base(os.Args[0]), err)
-	})
 }
 
 func (s *Server) start(bin string, port int) error {
@@ -229,12 +207,3 @@ func (s *Server) Pause() { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP) }
 
 // Resume continues a paused server.
 func (s *Server) Resume() { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT) }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}

@@ -110,6 +110,19 @@ func (ca *CA) ClientConfig(client Pair) *tls.Config {
 	return cfg
 }
 
+// BadFiles returns two paths in the test's temporary directory that a
+// TLS configuration cannot use: notPEM, a file that holds no PEM block,
+// and missing, where no file is.
+func BadFiles(tb testing.TB) (notPEM, missing string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	notPEM = filepath.Join(dir, "not.pem")
+	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {
+		tb.Fatalf("tlstest: %v", err)
+	}
+	return notPEM, filepath.Join(dir, "missing")
+}
+
 func (ca *CA) write(tb testing.TB, name, kind string, der []byte) string {
 	tb.Helper()
 	path := filepath.Join(ca.dir, name)

@@ -6,30 +6,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/floeid/floe/internal/tcptest"
 	"github.com/floeid/floe/workerid/etcd"
 )
-
-// downAddr returns a loopback address where nothing listens, as an etcd
-// that is down.
-func downAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // Dial fails at once, naming the endpoint and the cause, where the etcd
 // client would retry until the context's deadline and report only that.
 func ExampleDial() {
-	addr := downAddr()
+	addr, err := tcptest.Refused() // an etcd that is down: nothing listens there
+	if err != nil {
+		panic(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cli, err := etcd.Dial(ctx, clientv3.Config{Endpoints: []string{addr}})
@@ -47,7 +39,10 @@ func ExampleDial() {
 // ProbeAll checks every endpoint at once; an *EndpointError says which
 // failed and why.
 func ExampleProbeAll() {
-	addr := downAddr()
+	addr, err := tcptest.Refused() // an etcd that is down: nothing listens there
+	if err != nil {
+		panic(err)
+	}
 	for _, err := range etcd.ProbeAll(context.Background(), []string{addr, "unix:///run/etcd.sock"}, nil) {
 		var ee *etcd.EndpointError
 		switch {

@@ -6,17 +6,13 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"io"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/internal/redistest"
+	"github.com/floeid/floe/internal/tcptest"
 	"github.com/floeid/floe/internal/tlstest"
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -33,51 +29,10 @@ func secureRedis(t *testing.T, ca *tlstest.CA) *redistest.Server {
 	}, "--user", "default", "off", "--user", "floe", "on", ">s3cret", "~*", "&*", "+@all")
 }
 
-// silentServer listens on a free loopback port and takes every
-// connection without ever answering, until the test ends. It returns the
-// address.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() { io.Copy(io.Discard, c) })
-		}
-	})
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return l.Addr().String()
-}
-
 func TestTLSConfig(t *testing.T) {
 	ca := tlstest.NewCA(t, "ca")
 	pair := ca.Issue(t, "floed")
-	dir := t.TempDir()
-	notPEM := filepath.Join(dir, "not.pem")
-	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	missing := filepath.Join(dir, "missing")
+	notPEM, missing := tlstest.BadFiles(t)
 	tests := []struct {
 		name      string
 		files     TLSFiles
@@ -127,7 +82,7 @@ func TestProbe(t *testing.T) {
 	stranger := other.Issue(t, "floed")
 	plain := redistest.Start(t)
 	free := floetest.FreeAddrs(t, 1)[0]
-	silent := silentServer(t)
+	silent := tcptest.Silent(t)
 	tests := []struct {
 		name    string
 		addr    string

@@ -6,29 +6,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/floeid/floe/internal/tcptest"
 	"github.com/floeid/floe/workerid/redis"
 )
 
-// downAddr returns a loopback address where nothing listens, as a Redis
-// server that is down.
-func downAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// Dial fails at once, naming the address and the cause.
+func ExampleDial() {
+	addr, err := tcptest.Refused() // a Redis server that is down: nothing listens there
 	if err != nil {
 		panic(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// Dial fails at once, naming the address and the cause.
-func ExampleDial() {
-	addr := downAddr()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rdb, err := redis.Dial(ctx, &goredis.Options{Addr: addr})
@@ -46,8 +38,11 @@ func ExampleDial() {
 // Probe checks an address as a client with this TLS configuration would
 // connect; an *EndpointError says why it failed.
 func ExampleProbe() {
-	addr := downAddr()
-	err := redis.Probe(context.Background(), addr, nil)
+	addr, err := tcptest.Refused() // a Redis server that is down: nothing listens there
+	if err != nil {
+		panic(err)
+	}
+	err = redis.Probe(context.Background(), addr, nil)
 	var ee *redis.EndpointError
 	fmt.Println(errors.As(err, &ee), ee.Addr == addr, ee.Err)
 	// Output:

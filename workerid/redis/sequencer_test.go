@@ -5,10 +5,7 @@ package redis_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/internal/redistest"
+	"github.com/floeid/floe/internal/tcptest"
 	"github.com/floeid/floe/sequencer"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/redis"
@@ -55,35 +53,7 @@ func openOrders(ctx context.Context, addr string) (*sequencer.Sequencer, *goredi
 // answers it serves.
 func TestDial_OpenSequencer(t *testing.T) {
 	free := floetest.FreeAddrs(t, 1)[0]
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() { io.Copy(io.Discard, c) }) // never answers
-		}
-	})
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	silent := l.Addr().String()
+	silent := tcptest.Silent(t)
 	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
 
 	tests := []struct {
