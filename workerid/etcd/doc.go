@@ -59,8 +59,10 @@
 // expired the lease before then. When the deadline passes without a
 // renewal, when etcd answers that the lease is gone, or when a watch sees
 // the owner key deleted (an expiry, Catalog.Destroy, an operator), the
-// lease is lost: Done is closed, Err is a *workerid.LeaseLostError, and
-// the etcd lease is revoked, best effort, so the ID is free at once. A
+// lease is lost: Done is closed and Err is a *workerid.LeaseLostError.
+// A lease lost at its deadline is then revoked, best effort, so that an
+// owner key still standing in etcd frees the ID at once; after the other
+// losses the owner key is gone already, and nothing is revoked. A
 // renewal never proves ownership for Reserve; only the fenced transaction
 // does. When a Catalog's Source sees its owner key deleted or another
 // claim's, it reads the sequence's key (within a second) to tell

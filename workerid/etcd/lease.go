@@ -208,7 +208,13 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 func (l *lease) keep(ctx context.Context) {
 	defer l.wg.Done()
 	defer func() {
-		if l.lost() {
+		// Only a lease that expired here may still hold its owner key in
+		// etcd: revoking it frees the worker ID at once. After any other
+		// loss (the owner key deleted, by a destroy among others, or taken
+		// over; the etcd lease gone; the client closed) nothing is left
+		// to free, and a revoke would only race the application's close
+		// of its client.
+		if errors.Is(l.Err(), errExpired) {
 			l.src.revoke(context.Background(), l.etcdID)
 		}
 	}()
