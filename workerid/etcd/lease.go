@@ -119,12 +119,6 @@ func (l *lease) lose(cause error) error {
 	return l.Err()
 }
 
-// lost reports whether the lease ended by a loss.
-func (l *lease) lost() bool {
-	var lost *workerid.LeaseLostError
-	return errors.As(l.Err(), &lost)
-}
-
 // untilDeadline is how long the etcd lease is sure to last; zero or less
 // once it may have expired.
 func (l *lease) untilDeadline() time.Duration {
