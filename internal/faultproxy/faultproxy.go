@@ -2,11 +2,21 @@
 // network faults between a client and a server: a black hole, one-way
 // cuts, delays and connection resets. Faults change at run time and apply
 // to the connections already open as well as to new ones.
+//
+// A fault drops bytes silently, as a network that stops delivering them.
+// TCP never skips bytes: once the network is back it either delivers what
+// was sent or the connection dies. So when a fault is turned off, each
+// connection that lost bytes under it is closed, as one whose
+// retransmissions ran out; a connection that lost none carries on. A stream
+// with a hole in it would otherwise carry on with its framing broken (an
+// HTTP/2 connection answering every new stream with PROTOCOL_ERROR), which
+// no real network makes.
 package faultproxy
 
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -67,18 +77,26 @@ func Listen(target string) (*Proxy, error) {
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 // Blackhole drops every byte both ways while on, silently: connections
-// stay open and new ones are accepted, but nothing arrives.
+// stay open and new ones are accepted, but nothing arrives. Turned off, it
+// closes the connections that lost bytes.
 func (p *Proxy) Blackhole(on bool) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.blackhole = on
+	p.mu.Unlock()
+	if !on {
+		p.closeBroken()
+	}
 }
 
-// Cut drops the bytes going one way while on, silently.
+// Cut drops the bytes going one way while on, silently. Turned off, it
+// closes the connections that lost bytes.
 func (p *Proxy) Cut(dir Direction, on bool) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.cut[dir] = on
+	p.mu.Unlock()
+	if !on {
+		p.closeBroken()
+	}
 }
 
 // Delay holds each chunk read for d before forwarding it, in order, each
@@ -89,11 +107,28 @@ func (p *Proxy) Delay(d time.Duration) {
 	p.delay = d
 }
 
-// Heal turns every fault off.
+// Heal turns every fault off, and closes the connections that lost bytes.
 func (p *Proxy) Heal() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.blackhole, p.cut, p.delay = false, [2]bool{}, 0
+	p.mu.Unlock()
+	p.closeBroken()
+}
+
+// closeBroken closes each connection that lost bytes while no fault drops
+// bytes its way any more.
+func (p *Proxy) closeBroken() {
+	p.mu.Lock()
+	var broken []*link
+	for l := range p.links {
+		if (l.lost[ToTarget].Load() && !p.dropsLocked(ToTarget)) || (l.lost[ToClient].Load() && !p.dropsLocked(ToClient)) {
+			broken = append(broken, l)
+		}
+	}
+	p.mu.Unlock()
+	for _, l := range broken {
+		l.close()
+	}
 }
 
 // Reset closes every connection open now; new ones are accepted.
@@ -125,8 +160,10 @@ func (p *Proxy) Close() error {
 func (p *Proxy) drops(dir Direction) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.blackhole || p.cut[dir]
+	return p.dropsLocked(dir)
 }
+
+func (p *Proxy) dropsLocked(dir Direction) bool { return p.blackhole || p.cut[dir] }
 
 func (p *Proxy) currentDelay() time.Duration {
 	p.mu.Lock()
@@ -173,6 +210,7 @@ type link struct {
 	client, target net.Conn
 	done           chan struct{} // closed by close
 	once           sync.Once
+	lost           [2]atomic.Bool // by Direction: a fault dropped bytes going that way
 }
 
 func (l *link) close() {
@@ -216,6 +254,7 @@ func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 				}
 			}
 			if p.drops(dir) {
+				l.lost[dir].Store(true)
 				continue
 			}
 			if _, err := dst.Write(c.b); err != nil {
@@ -228,7 +267,9 @@ func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 	for {
 		buf := make([]byte, chunkSize)
 		n, err := src.Read(buf)
-		if n > 0 && !p.drops(dir) {
+		if n > 0 && p.drops(dir) {
+			l.lost[dir].Store(true)
+		} else if n > 0 {
 			select {
 			case queue <- chunk{b: buf[:n], due: time.Now().Add(p.currentDelay())}:
 			case <-l.done:

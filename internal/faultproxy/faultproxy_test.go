@@ -112,11 +112,12 @@ func TestProxy_Faults(t *testing.T) {
 		wantReply    string
 		wantReceived int64 // bytes the server got
 		minTime      time.Duration
+		wantClosed   bool // healed, the connection that lost bytes is closed
 	}{
 		{name: "no fault", fault: func(*Proxy) {}, wait: 5 * time.Second, wantReply: "ping", wantReceived: 4},
-		{name: "black hole", fault: func(p *Proxy) { p.Blackhole(true) }, wait: quiet, wantReply: "", wantReceived: 0},
-		{name: "cut to target", fault: func(p *Proxy) { p.Cut(ToTarget, true) }, wait: quiet, wantReply: "", wantReceived: 0},
-		{name: "cut to client", fault: func(p *Proxy) { p.Cut(ToClient, true) }, wait: quiet, wantReply: "", wantReceived: 4},
+		{name: "black hole", fault: func(p *Proxy) { p.Blackhole(true) }, wait: quiet, wantReply: "", wantReceived: 0, wantClosed: true},
+		{name: "cut to target", fault: func(p *Proxy) { p.Cut(ToTarget, true) }, wait: quiet, wantReply: "", wantReceived: 0, wantClosed: true},
+		{name: "cut to client", fault: func(p *Proxy) { p.Cut(ToClient, true) }, wait: quiet, wantReply: "", wantReceived: 4, wantClosed: true},
 		{name: "delay each way", fault: func(p *Proxy) { p.Delay(50 * time.Millisecond) }, wait: 5 * time.Second, wantReply: "ping", wantReceived: 4, minTime: 100 * time.Millisecond},
 	}
 	for _, tt := range tests {
@@ -140,9 +141,14 @@ func TestProxy_Faults(t *testing.T) {
 			if got, want := e.received.Load()-4, tt.wantReceived; got != want {
 				t.Errorf("server received %d bytes, want %d", got, want)
 			}
-			// Healed, the same connection carries new bytes; dropped ones
-			// stay dropped.
+			// Healed, a connection that lost bytes is closed, as TCP's
+			// would be once its retransmissions ran out; one that lost
+			// none carries new bytes. A new connection always does.
 			p.Heal()
+			if tt.wantClosed {
+				wantClosed(t, c)
+				c = dial(t, p)
+			}
 			if got, _ := roundTrip(t, c, "heal", 5*time.Second); got != "heal" {
 				t.Errorf("after healing: got %q, want %q", got, "heal")
 			}
@@ -159,8 +165,37 @@ func TestProxy_FaultsApplyToNewConnections(t *testing.T) {
 		t.Fatalf("through a black hole: got %q, want nothing", got)
 	}
 	p.Blackhole(false)
-	if got, _ := roundTrip(t, c, "pong", 5*time.Second); got != "pong" {
+	wantClosed(t, c)
+	if got, _ := roundTrip(t, dial(t, p), "pong", 5*time.Second); got != "pong" {
 		t.Fatalf("after the black hole: got %q, want %q", got, "pong")
+	}
+}
+
+// A connection that lost nothing under a fault (no bytes went through it
+// meanwhile) carries on once the fault is off: only lost bytes break one.
+func TestProxy_IdleThroughFault(t *testing.T) {
+	e := startEcho(t)
+	p := listen(t, e.ln.Addr().String())
+	c := dial(t, p)
+	if got, _ := roundTrip(t, c, "warm", 5*time.Second); got != "warm" {
+		t.Fatalf("before the fault: got %q, want %q", got, "warm")
+	}
+	p.Blackhole(true)
+	p.Heal()
+	if got, _ := roundTrip(t, c, "ping", 5*time.Second); got != "ping" {
+		t.Fatalf("after a fault it did not meet: got %q, want %q", got, "ping")
+	}
+}
+
+// wantClosed fails unless the proxy has closed c: a read ends with EOF
+// (or a reset) rather than its deadline.
+func wantClosed(t *testing.T, c net.Conn) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	defer c.SetReadDeadline(time.Time{})
+	_, err := c.Read(make([]byte, 1))
+	if err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read after healing: %v, want the connection closed (it lost bytes)", err)
 	}
 }
 
