@@ -24,7 +24,10 @@
 //     one write per 7/16 of a window while serving;
 //   - stops issuing at once when the lease is lost: its local deadline
 //     passed, it was taken over, or a reservation write's result is
-//     unknown; a write that fails stops it at the current R;
+//     unknown; a write that fails stops it at the current R. A lease with
+//     a local deadline (workerid.Lease) stops it at that deadline even
+//     while a reservation write is in flight, and a call waiting at the
+//     ceiling when the lease ends fails with ErrNotReady;
 //   - claims again in the background after a loss;
 //   - on Close and Detach records the last tick issued with the release,
 //     so the next holder starts right above it.

@@ -16,6 +16,17 @@ func (s *Sequencer) keep(t *term) (*request, error) {
 	// Wake when the clock brings the headroom down to low, so the
 	// reservation follows the clock through idle times; Need wakes the
 	// keeper sooner when IDs are wanted ahead of the clock.
+	// The fuse stops issuing when the lease ends, even while this
+	// goroutine waits on a write; it is done before keep returns.
+	ended, fused := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(fused)
+		s.fuse(t, ended)
+	}()
+	defer func() {
+		close(ended)
+		<-fused
+	}()
 	timer := time.NewTimer(s.untilLow(t))
 	defer timer.Stop()
 	backoff := time.Duration(0)
@@ -96,9 +107,9 @@ func (s *Sequencer) extend(t *term) error {
 	}
 	target := base + s.window - 1
 	// A Close or Orphan does not wait out a coordinator that does not
-	// answer: the write is abandoned, and its result, unknown, raises
-	// nothing here.
-	stop, unstop := contextUntil(s.stop)
+	// answer, nor does a lease that ended meanwhile (its deadline passed):
+	// the write is abandoned, and its result, unknown, raises nothing here.
+	stop, unstop := contextUntil(s.stop, t.lease.Done())
 	ctx, cancel := context.WithTimeout(stop, s.claimTimeout)
 	err := t.lease.Reserve(ctx, target)
 	cancel()

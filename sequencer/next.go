@@ -18,18 +18,24 @@ import (
 // holder, starting above it, repeats none. The second load costs a plain
 // read on the fast path, where a lock or a count of calls in progress
 // would cost a contended write.
+//
+// A lease with a local deadline (etcd, Redis) ends the term by itself
+// when it passes: the fuse unpublishes the term at once, whatever a
+// reservation write in flight is doing. Until the fuse runs, a call drops
+// the IDs it took past the deadline (inTime) and fails with ErrNotReady.
 
 // Next64 returns a new ID of an id64 sequence. It waits at the reservation
 // ceiling for the keeper to extend the reservation, up to MaxWait. It fails
 // with a *NotReadyError when the sequencer holds no worker ID (claiming,
-// detached, destroyed, closed), with an error wrapping ErrFormat on a
-// sequence of another format, and as the generator does (a
-// *floe.ClockError, a *floe.CeilingError, floe.ErrTimeExhausted).
+// detached, destroyed, closed; a lease lost while the call waited at the
+// ceiling included) or its lease passed its local deadline, with an error
+// wrapping ErrFormat on a sequence of another format, and as the generator
+// does (a *floe.ClockError, a *floe.CeilingError, floe.ErrTimeExhausted).
 func (s *Sequencer) Next64() (id64.ID, error) { return s.next64(context.Background()) }
 
 func (s *Sequencer) next64(ctx context.Context) (id64.ID, error) {
 	if t := s.term.Load(); t != nil && t.g64 != nil {
-		if id, err := t.g64.Next(); err == nil && s.term.Load() == t {
+		if id, err := t.g64.Next(); err == nil && s.term.Load() == t && s.inTime(t, uint64(id)>>t.shift) {
 			return id, nil
 		}
 	}
@@ -65,9 +71,15 @@ func (s *Sequencer) NextN64Context(ctx context.Context, dst []id64.ID) (int, err
 		if s.term.Load() != t {
 			continue // the term ended: its IDs are dropped
 		}
+		if n > 0 && !s.inTime(t, uint64(dst[i+n-1])>>t.shift) {
+			return i, s.pastDeadline(t) // its IDs are dropped
+		}
 		i += n
 		if err != nil && !s.awaitRaise(ctx, t, err) {
-			return i, err
+			if s.term.Load() != t {
+				continue // t ended during the wait: the next term, or ErrNotReady
+			}
+			return i, s.unraised(t, err)
 		}
 	}
 	return i, nil
@@ -93,10 +105,16 @@ func (s *Sequencer) next80(ctx context.Context, meta byte) (id80.ID, error) {
 			continue
 		}
 		if err == nil {
+			if !s.inTime(t, id.Timestamp()) {
+				return id80.ID{}, s.pastDeadline(t)
+			}
 			return id, nil
 		}
 		if !s.awaitRaise(ctx, t, err) {
-			return id80.ID{}, err
+			if s.term.Load() != t {
+				continue
+			}
+			return id80.ID{}, s.unraised(t, err)
 		}
 	}
 }
@@ -120,10 +138,16 @@ func (s *Sequencer) next96(ctx context.Context) (id96.ID, error) {
 			continue
 		}
 		if err == nil {
+			if !s.inTime(t, id.Tick()) {
+				return id96.ID{}, s.pastDeadline(t)
+			}
 			return id, nil
 		}
 		if !s.awaitRaise(ctx, t, err) {
-			return id96.ID{}, err
+			if s.term.Load() != t {
+				continue
+			}
+			return id96.ID{}, s.unraised(t, err)
 		}
 	}
 }
@@ -156,6 +180,16 @@ func (s *Sequencer) AppendNextContext(ctx context.Context, dst []byte) ([]byte, 
 		return dst, err
 	}
 	return id.AppendText(dst)
+}
+
+// unraised is the error of a call that waited at the ceiling of t in vain,
+// with t still published: err, the *floe.CeilingError, unless t's lease
+// passed its local deadline meanwhile.
+func (s *Sequencer) unraised(t *term, err error) error {
+	if t.left != nil && t.left() <= 0 {
+		return s.pastDeadline(t)
+	}
+	return err
 }
 
 func (s *Sequencer) formatError(want Format) error {

@@ -238,7 +238,7 @@ func (s *Sequencer) follow(r workerid.Retired) error {
 // no longer has it: a holder stops issuing at once instead of at its
 // lease's end, and a detached or claiming sequencer shows Destroyed.
 func (s *Sequencer) watch() {
-	ctx, cancel := contextUntil(s.stop)
+	ctx, cancel := contextUntil(s.stop, nil)
 	defer cancel()
 	if err := s.catalog.WaitGone(ctx, s.name, s.gen); err != nil {
 		return // stopped
@@ -381,14 +381,17 @@ func (s *Sequencer) shut() (*term, bool) {
 }
 
 // Ready returns nil when the sequencer can issue now, else a
-// *NotReadyError saying why not: it holds no worker ID, the reservation
-// cannot be extended, or the clock is behind the reservation of the worker
-// ID's previous holder (policies Wait and Fail; Borrow runs up to MaxAhead
-// ahead of it).
+// *NotReadyError saying why not: it holds no worker ID, its lease passed
+// its local deadline, the reservation cannot be extended, or the clock is
+// behind the reservation of the worker ID's previous holder (policies Wait
+// and Fail; Borrow runs up to MaxAhead ahead of it).
 func (s *Sequencer) Ready() error {
 	t := s.term.Load()
 	if t == nil {
 		return s.notReady()
+	}
+	if t.left != nil && t.left() <= 0 {
+		return s.pastDeadline(t)
 	}
 	if s.failing.Load() {
 		return &NotReadyError{Name: s.name, State: Serving, Reason: "the reservation cannot be extended"}

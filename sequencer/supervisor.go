@@ -25,7 +25,7 @@ func (s *Sequencer) run(t *term) {
 	for {
 		if t == nil && s.attached.Load() && !s.destroyed.Load() {
 			var err error
-			ctx, cancel := contextUntil(s.stop)
+			ctx, cancel := contextUntil(s.stop, nil)
 			t, err = s.claim(ctx)
 			cancel()
 			if err != nil {
@@ -78,10 +78,7 @@ func (s *Sequencer) run(t *term) {
 			// catalog does, after issuing stopped. Outside a catalog it is a loss,
 			// counted before the state changes.
 			inCatalog := s.catalog != nil && s.gen != 0
-			if !inCatalog {
-				s.lost.Add(1)
-			}
-			s.endTerm(t, "lease lost: "+lost.Error(), lost)
+			s.cut(t, lost) // unless the fuse did
 			id := t.lease.ID()
 			t = nil
 			if inCatalog && (s.destroyedCause(lost) || s.gone()) {
@@ -200,12 +197,15 @@ func (s *Sequencer) destroyedCause(err error) bool {
 	return s.catalog != nil && s.gen != 0 && errors.As(err, &lost) && errors.Is(lost, workerid.ErrNotFound)
 }
 
-// contextUntil returns a context cancelled when stop closes.
-func contextUntil(stop <-chan struct{}) (context.Context, context.CancelFunc) {
+// contextUntil returns a context cancelled when stop or other closes (a
+// nil other never does).
+func contextUntil(stop, other <-chan struct{}) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		select {
 		case <-stop:
+			cancel()
+		case <-other:
 			cancel()
 		case <-ctx.Done():
 		}

@@ -2,8 +2,10 @@ package sequencer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
@@ -26,6 +28,25 @@ type term struct {
 	// signals the keeper that it rose.
 	want   atomic.Uint64
 	wanted chan struct{}
+
+	// left is the lease's time to its local deadline (see limited), nil
+	// when it has none; an ID of a tick at or below limit was issued
+	// before that deadline (see inTime). shift makes an id64 ID its tick.
+	left  func() time.Duration
+	limit atomic.Uint64
+	shift uint
+	// lost is set by whoever handles the end of the lease first, the
+	// fuse or the supervisor (see cut).
+	lost atomic.Bool
+}
+
+// limited is a lease with a local deadline, after which the coordinator
+// may have given its worker ID to another holder: Left returns the time to
+// it on the Source's clock, zero or less once it passed. The etcd and
+// Redis leases are. A term of such a lease issues nothing past the
+// deadline, even while a reservation write or a renewal is in flight.
+type limited interface {
+	Left() time.Duration
 }
 
 // claim takes a worker ID, reserves the first window durably and returns
@@ -51,6 +72,12 @@ func (s *Sequencer) claim(ctx context.Context) (*term, error) {
 
 func (s *Sequencer) open(ctx context.Context, lease workerid.Lease) (*term, error) {
 	t := &term{lease: lease, wanted: make(chan struct{}, 1)}
+	if l, ok := lease.(limited); ok {
+		t.left = l.Left
+	}
+	if s.def.Format == Format64 {
+		t.shift = uint(s.def.Layout.NodeBits() + s.def.Layout.SequenceBits)
+	}
 	// What the previous holder left, read before this term reserves: a
 	// floor below R is the last tick of a clean release; nothing recorded
 	// at all is the worker ID's first use.
@@ -95,6 +122,62 @@ func (s *Sequencer) publish(t *term) bool {
 	s.term.Store(t)
 	s.notifyLocked()
 	return true
+}
+
+// inTime reports whether an ID of tick, just taken from t, was taken
+// before the local deadline of t's lease. The generator issues no tick
+// below the clock's, so a tick below the deadline's was taken before it:
+// the hot path compares with limit, and asks the lease only when the tick
+// passes it, about once per renewal of the lease.
+func (s *Sequencer) inTime(t *term, tick uint64) bool {
+	return t.left == nil || tick <= t.limit.Load() || s.renewLimit(t)
+}
+
+// renewLimit asks t's lease how long it has left: none, and its IDs are
+// refused; else limit moves to the last tick that ends before the deadline,
+// and the ID, taken before now, was taken in time.
+func (s *Sequencer) renewLimit(t *term) bool {
+	left := t.left()
+	if left <= 0 {
+		return false
+	}
+	if d := s.ticks.tick(s.clock.Now().Add(left)); d > 0 {
+		t.limit.Store(d - 1)
+	}
+	return true
+}
+
+// pastDeadline is the error of a call that found t's lease past its local
+// deadline: its IDs were dropped, and the lease is about to end.
+func (s *Sequencer) pastDeadline(t *term) error {
+	return &NotReadyError{Name: s.name, State: Serving, Reason: fmt.Sprintf("the lease of worker ID %d passed its local deadline", t.lease.ID())}
+}
+
+// fuse ends t's service the moment its lease ends, even while the keeper
+// waits on a reservation write that does not return: it runs while the
+// keeper keeps t, until ended is closed.
+func (s *Sequencer) fuse(t *term, ended <-chan struct{}) {
+	select {
+	case <-t.lease.Done():
+		if err := t.lease.Err(); err != nil && !errors.Is(err, workerid.ErrReleased) {
+			s.cut(t, err)
+		}
+	case <-ended:
+	}
+}
+
+// cut ends t after its lease was lost with err, once: the fuse or the
+// supervisor, whichever comes first. Outside a catalog the loss is
+// counted before the state changes; in a catalog, the supervisor counts
+// it once the catalog said whether the sequence was destroyed.
+func (s *Sequencer) cut(t *term, err error) {
+	if !t.lost.CompareAndSwap(false, true) {
+		return
+	}
+	if s.catalog == nil || s.gen == 0 {
+		s.lost.Add(1)
+	}
+	s.endTerm(t, "lease lost: "+err.Error(), err)
 }
 
 // endTerm unpublishes t: no call starts on it any more, and the IDs a call

@@ -11,6 +11,12 @@ type Source interface {
 
 // Lease is one holder's claim on a worker ID. Its methods are safe for
 // concurrent use.
+//
+// A lease with a local deadline, after which the coordinator may give the
+// worker ID to another holder, may also have a method
+// Left() time.Duration: the time to that deadline on the Source's clock,
+// zero or less once it passed. The sequencer issues nothing past it, even
+// while a Reserve is in flight. The etcd and Redis leases have it.
 type Lease interface {
 	// ID is the worker ID held.
 	ID() int

@@ -119,6 +119,10 @@ func (l *lease) lose(cause error) error {
 	return l.Err()
 }
 
+// Left returns the time to the local deadline, zero or less once it passed:
+// the sequencer issues nothing past it, even while a write is in flight.
+func (l *lease) Left() time.Duration { return l.untilDeadline() }
+
 // untilDeadline is how long the etcd lease is sure to last; zero or less
 // once it may have expired.
 func (l *lease) untilDeadline() time.Duration {

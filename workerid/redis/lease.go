@@ -120,6 +120,10 @@ func (l *lease) lose(why error) error {
 	return err
 }
 
+// Left returns the time to the local deadline, zero or less once it passed:
+// the sequencer issues nothing past it, even while a write is in flight.
+func (l *lease) Left() time.Duration { d, _ := l.left(); return d }
+
 // left returns the time to the local deadline, and the deadline.
 func (l *lease) left() (time.Duration, time.Time) {
 	l.mu.Lock()
