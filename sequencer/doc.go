@@ -28,7 +28,9 @@
 //     a local deadline (workerid.Lease) stops it at that deadline even
 //     while a reservation write is in flight, and a call waiting at the
 //     ceiling when the lease ends fails with ErrNotReady;
-//   - claims again in the background after a loss;
+//   - claims again in the background after a loss; failed claims back
+//     off from 50 ms to 250 ms at most, so it claims again within 250 ms
+//     of the coordinator answering again;
 //   - on Close and Detach records the last tick issued with the release,
 //     so the next holder starts right above it.
 //

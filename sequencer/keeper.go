@@ -60,8 +60,8 @@ func (s *Sequencer) keep(t *term) (*request, error) {
 			if errors.As(err, &lost) {
 				return nil, err
 			}
-			backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
-			retry = time.After(backoff)
+			backoff = min(max(2*backoff, 10*time.Millisecond), faultRetry)
+			retry = time.After(jitter(backoff))
 			continue
 		}
 		backoff = 0

@@ -3,6 +3,7 @@ package sequencer
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"time"
 
 	"github.com/floeid/floe/workerid"
@@ -10,11 +11,31 @@ import (
 
 // standbyRetry is the longest wait between claims while every worker ID is
 // held. A freed ID (its holder died, its lease expired) is served this late
-// at most after the coordinator frees it; with the 2 s cap of other
-// failures, a standby served a dead holder's ID up to TTL + 2.5 s after the
-// death. A claim that finds every ID held is cheap: in etcd a lease grant,
-// a read and a revocation, in Redis one script.
+// at most after the coordinator frees it. A claim that finds every ID held
+// is cheap: in etcd a lease grant, a read and a revocation, in Redis one
+// script.
 const standbyRetry = 250 * time.Millisecond
+
+// faultRetry is the longest wait between claims after a claim failed (the
+// coordinator out of reach or refusing, a timeout), and between tries of a
+// reservation write that failed: the wait doubles from 50 ms (10 ms for a
+// write) up to it, less up to a quarter at random so that nodes cut off
+// together do not claim in step. A node claims again at most this long
+// after the coordinator answers again. With a 2 s cap, serving again took
+// up to 3.7 s after a node's link to etcd healed.
+const faultRetry = 250 * time.Millisecond
+
+// claimLogEvery is how many failed claims in a row log one error: the
+// first does, then one in claimLogEvery, about every 2 s at faultRetry.
+const claimLogEvery = 8
+
+// jitter returns d less up to a quarter of it, at random.
+func jitter(d time.Duration) time.Duration {
+	if d < 4 {
+		return d
+	}
+	return d - rand.N(d/4)
+}
 
 // run is the sequencer's supervisor: it holds a worker ID while attached,
 // keeps its reservation ahead, and when the lease is lost ends the term at
@@ -22,6 +43,7 @@ const standbyRetry = 250 * time.Millisecond
 func (s *Sequencer) run(t *term) {
 	defer close(s.done)
 	backoff := time.Duration(0)
+	failed := 0 // claims failed in a row, but for every ID held
 	for {
 		if t == nil && s.attached.Load() && !s.destroyed.Load() {
 			var err error
@@ -29,7 +51,7 @@ func (s *Sequencer) run(t *term) {
 			t, err = s.claim(ctx)
 			cancel()
 			if err != nil {
-				backoff = min(max(2*backoff, 50*time.Millisecond), 2*time.Second)
+				backoff = min(max(2*backoff, 50*time.Millisecond), faultRetry)
 				s.setWhy(err.Error(), err)
 				if s.gone() {
 					s.setDestroyed("destroyed cluster-wide")
@@ -43,18 +65,21 @@ func (s *Sequencer) run(t *term) {
 					}
 					backoff = min(backoff, standbyRetry)
 				} else {
-					s.log.Error("claiming a worker ID failed; claiming again", "err", err, "retry", backoff)
+					if failed%claimLogEvery == 0 {
+						s.log.Error("claiming a worker ID failed; claiming again", "err", err, "retry", backoff, "failed", failed+1)
+					}
+					failed++
 				}
 				select {
 				case <-s.stop:
 					return
 				case req := <-s.req:
 					req.done <- s.answer(req.op)
-				case <-time.After(backoff):
+				case <-time.After(jitter(backoff)):
 				}
 				continue
 			}
-			backoff = 0
+			backoff, failed = 0, 0
 			if !s.publish(t) {
 				// Closed while claiming: nothing was issued.
 				s.releaseLease(context.Background(), t)

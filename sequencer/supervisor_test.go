@@ -144,3 +144,52 @@ func TestSequencer_DestroyCauseIsNoLoss(t *testing.T) {
 		})
 	}
 }
+
+// downSource is a MemSource whose claims fail while down is set, as with a
+// coordinator out of reach; it counts them.
+type downSource struct {
+	*workeridtest.MemSource
+	down   atomic.Bool
+	failed atomic.Int64
+}
+
+func (ds *downSource) Claim(ctx context.Context) (workerid.Lease, error) {
+	if ds.down.Load() {
+		ds.failed.Add(1)
+		return nil, errors.New("coordinator out of reach")
+	}
+	return ds.MemSource.Claim(ctx)
+}
+
+// TestSequencer_ClaimRetryAfterFault: after a run of failed claims, long
+// enough for the back-off to reach its cap, a sequencer serves again well
+// under a second after the coordinator answers again; the failures log
+// one ERROR line, not one each.
+func TestSequencer_ClaimRetryAfterFault(t *testing.T) {
+	clock := floetest.NewClock(start)
+	ds := &downSource{MemSource: workeridtest.NewMemSource(1)}
+	var logs workeridtest.Logs
+	sq := open(t, sequencer.Config{Source: ds, Clock: clock, Window: time.Second, Logger: logs.Logger()})
+	next64(t, sq, 10)
+	ds.down.Store(true)
+	ds.Lose(0)
+	waitState(t, sq, sequencer.Claiming)
+	// Seven failed claims: the back-off has doubled from 50 ms to its cap
+	// (with a 2 s cap, the next wait was 2 s).
+	for deadline := time.Now().Add(30 * time.Second); ds.failed.Load() < 7; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d failed claims in 30 s, want 7", ds.failed.Load())
+		}
+	}
+	ds.down.Store(false)
+	healed := time.Now()
+	waitState(t, sq, sequencer.Serving)
+	// The bound is 250 ms plus the claim; a second leaves room for a
+	// loaded machine.
+	if d := time.Since(healed); d > time.Second {
+		t.Errorf("serving again %v after the coordinator answered again, want within 1 s", d)
+	}
+	if got := logs.Count(slog.LevelError, "claiming a worker ID failed; claiming again"); got != 1 {
+		t.Errorf("%d ERROR lines for 7 failed claims, want 1:\n%s", got, logs.String())
+	}
+}
