@@ -38,6 +38,12 @@ var (
 	// ErrFormat is a call for IDs of another format than the sequence's
 	// (Next80 on an id64 sequence).
 	ErrFormat = errors.New("floe: the sequence issues another format")
+	// ErrClaim is a claim of a worker ID that failed other than with every
+	// ID held: the coordinator out of reach or refusing, a timeout, the
+	// first reservation not written. Open returns it wrapped with the
+	// Source's error; a later Open may succeed (the supervisor of an open
+	// sequencer claims again by itself).
+	ErrClaim = errors.New("floe: claiming a worker ID failed")
 )
 
 // DefinitionError reports that the catalog defines the sequence otherwise

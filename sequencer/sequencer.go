@@ -82,8 +82,9 @@ type request struct {
 // supervisor that keeps the reservation ahead and claims again after a
 // loss. With every worker ID held, Open returns a sequencer in state
 // Claiming, which serves once an ID frees. Any other failure of the claim
-// (a coordinator out of reach, an unreadable reservation) is an error: a
-// sequencer never starts from zero.
+// (a coordinator out of reach, an unreadable reservation) is an error
+// matching ErrClaim, which a caller may retry: a sequencer never starts
+// from zero.
 //
 // ctx bounds Open; it does not bound the sequencer's life.
 func Open(ctx context.Context, cfg Config) (*Sequencer, error) {

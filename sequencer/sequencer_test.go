@@ -146,6 +146,7 @@ func TestOpen_Unreachable(t *testing.T) {
 		{"catalog out of reach with a generation", context.Background(), sequencer.Config{Catalog: failingCatalog{boom}, Source: workerid.NewStatic(0, &memStore{}), Generation: 3}, sequencer.ErrCatalog},
 		{"generation gone", context.Background(), sequencer.Config{Catalog: workeridtest.NewMemCatalog(1), Source: workerid.NewStatic(0, &memStore{}), Generation: 3}, sequencer.ErrDestroyed},
 		{"source out of reach", context.Background(), sequencer.Config{Source: failingSource{boom}}, boom},
+		{"source out of reach is ErrClaim", context.Background(), sequencer.Config{Source: failingSource{boom}}, sequencer.ErrClaim},
 		{"context ended", cancelled, sequencer.Config{Source: workerid.NewStatic(0, &memStore{})}, context.Canceled},
 	}
 	for _, tt := range tests {

@@ -56,7 +56,10 @@ func (s *Sequencer) claim(ctx context.Context) (*term, error) {
 	defer cancel()
 	lease, err := s.src.Claim(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("sequence %q: claiming a worker ID: %w", s.name, err)
+		if errors.Is(err, workerid.ErrExhausted) {
+			return nil, fmt.Errorf("sequence %q: claiming a worker ID: %w", s.name, err)
+		}
+		return nil, fmt.Errorf("sequence %q: %w: %w", s.name, ErrClaim, err)
 	}
 	t, err := s.open(ctx, lease)
 	if err != nil {
@@ -98,7 +101,7 @@ func (s *Sequencer) open(ctx context.Context, lease workerid.Lease) (*term, erro
 	}
 	if r > lease.Reserved() {
 		if err := lease.Reserve(ctx, r); err != nil {
-			return nil, fmt.Errorf("sequence %q: reserving: %w", s.name, err)
+			return nil, fmt.Errorf("sequence %q: %w: reserving the first window: %w", s.name, ErrClaim, err)
 		}
 		s.writes.Add(1)
 	}

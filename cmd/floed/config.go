@@ -58,7 +58,8 @@ type Config struct {
 	Redis       string   // Redis address
 	Cluster     string   // the cluster's name: its key prefix
 	LeaseTTL    time.Duration
-	Owner       string // this node's name in the coordinator
+	FirstClaim  time.Duration // how long the start claims each sequence's first worker ID again
+	Owner       string        // this node's name in the coordinator
 	RedisUnsafe bool
 	AdminToken  string
 	// AdminLoopback serves the admin API to loopback clients without
@@ -136,6 +137,7 @@ var envVars = []struct{ flag, name string }{
 	{"redis", "FLOE_REDIS"},
 	{"cluster", "FLOE_CLUSTER"},
 	{"lease-ttl", "FLOE_LEASE_TTL"},
+	{"first-claim-timeout", "FLOE_FIRST_CLAIM_TIMEOUT"},
 	{"owner", "FLOE_OWNER"},
 	{"redis-unsafe", "FLOE_REDIS_UNSAFE"},
 	{"admin-token", "FLOE_ADMIN_TOKEN"},
@@ -282,7 +284,7 @@ func (c *Config) serverConfig() (server.Config, error) {
 // clusterFlags are the flags that only a cluster node (--etcd or --redis)
 // reads; the coordinators' TLS and authentication flags are checked by
 // loadCoordSecurity, --redis-unsafe by validCluster.
-var clusterFlags = []string{"cluster", "lease-ttl", "owner"}
+var clusterFlags = []string{"cluster", "lease-ttl", "first-claim-timeout", "owner"}
 
 // validSingle refuses a cluster flag without a coordinator: "floed --cluster
 // ids" alone would otherwise run a single worker-0 node. fromEnv maps the
@@ -450,6 +452,8 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	c.Cluster = "default"
 	fs.Var(textFlag{&c.Cluster, `1 to 64 bytes of [A-Za-z0-9_.-], not "." or ".."`, workerid.ValidName}, "cluster", "the cluster's `name`: nodes with the same coordinator and name share worker IDs and sequences")
 	dur(&c.LeaseTTL, "lease-ttl", 10*time.Second, minLeaseTTL, "time to live of a claimed worker ID, a `duration` of at least "+minLeaseTTL.String()+": how soon a dead node's ID is claimed again")
+	dur(&c.FirstClaim, "first-claim-timeout", 30*time.Second, positive, "the longest `duration` a start claims a sequence's first worker ID again while the claim fails "+
+		"(etcd or Redis out of reach, a member rejoining, a timeout); floed then exits with the coordinator's error. Claims after the start are retried without end")
 	host, _ := os.Hostname()
 	fs.StringVar(&c.Owner, "owner", host, "this node's name in the coordinator; a restarted node prefers the worker ID its name held last")
 	fs.Var(boolFlag{&c.RedisUnsafe}, "redis-unsafe", "run on a Redis server that fails the safety check (no AOF, appendfsync not always, replicas), accepting duplicate IDs after its crash or failover")

@@ -38,7 +38,7 @@ func TestConfig_ParseFlagsCluster(t *testing.T) {
 		{
 			name: "single node by default",
 			check: func(c *Config) bool {
-				return !c.clustered() && c.Cluster == "default" && c.LeaseTTL == 10*time.Second && c.Owner != ""
+				return !c.clustered() && c.Cluster == "default" && c.LeaseTTL == 10*time.Second && c.FirstClaim == 30*time.Second && c.Owner != ""
 			},
 		},
 		{
@@ -85,6 +85,7 @@ func TestConfig_ParseFlagsCluster(t *testing.T) {
 		{name: "cluster variable without a coordinator", env: map[string]string{"FLOE_CLUSTER": "ids"}, wantErr: "$FLOE_CLUSTER (--cluster) without --etcd or --redis"},
 		{name: "cluster flag over its variable", args: []string{"--cluster=ids"}, env: map[string]string{"FLOE_CLUSTER": "x"}, wantErr: "--cluster without --etcd"},
 		{name: "lease ttl without a coordinator", args: []string{"--lease-ttl", "5s"}, wantErr: "--lease-ttl without --etcd or --redis"},
+		{name: "first claim timeout without a coordinator", args: []string{"--first-claim-timeout", "1m"}, wantErr: "--first-claim-timeout without --etcd or --redis"},
 		{name: "owner without a coordinator", env: map[string]string{"FLOE_OWNER": "host-a"}, wantErr: "$FLOE_OWNER (--owner) without --etcd or --redis"},
 		{name: "the CLI's redis password without redis", env: map[string]string{"FLOE_REDIS_PASSWORD": "pw"}, check: func(c *Config) bool {
 			return c.RedisPassword == "" && !c.clustered() && slices.Equal(c.ignoredEnv, []string{"FLOE_REDIS_PASSWORD"})
@@ -275,6 +276,8 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		{name: "lease ttl", env: "FLOE_LEASE_TTL", value: "1s", with: etcd, field: "LeaseTTL", want: time.Second},
 		{name: "lease ttl too short", env: "FLOE_LEASE_TTL", value: "999ms", wantErr: "want a duration of at least 1s"},
 		{name: "lease ttl malformed", env: "FLOE_LEASE_TTL", value: "10", wantErr: "want a duration such as 5s"},
+		{name: "first claim timeout", env: "FLOE_FIRST_CLAIM_TIMEOUT", value: "2m", with: etcd, field: "FirstClaim", want: 2 * time.Minute},
+		{name: "first claim timeout zero", env: "FLOE_FIRST_CLAIM_TIMEOUT", value: "0s", with: etcd, wantErr: "want a duration above zero"},
 		{name: "owner", env: "FLOE_OWNER", value: "host-a", with: etcd, field: "Owner", want: "host-a"},
 		{name: "owner empty", env: "FLOE_OWNER", value: "", with: etcd, field: "Owner", want: ""},
 		{name: "redis unsafe", env: "FLOE_REDIS_UNSAFE", value: "true", with: map[string]string{"FLOE_REDIS": "r:6379"}, field: "RedisUnsafe", want: true},

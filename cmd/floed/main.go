@@ -195,6 +195,7 @@ func (m *Main) Run(ctx context.Context) error {
 	scfg.AdminLoopback = c.AdminLoopback
 	if co != nil {
 		scfg.Catalog, scfg.Sources = co.catalog, co.sources
+		scfg.FirstClaim = c.FirstClaim
 		scfg.Tokens = c.catalogTokens()
 	}
 	srv, err := server.New(scfg)

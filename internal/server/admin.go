@@ -353,7 +353,7 @@ func (s *Server) addSequence(ctx context.Context, def workerid.Sequence) error {
 			}
 		}
 	}
-	if err := seq.open(&s.cfg, true); err != nil {
+	if err := seq.open(context.Background(), &s.cfg, true); err != nil {
 		return err
 	}
 	if err := seq.sq.Attach(ctx); err != nil {

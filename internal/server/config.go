@@ -116,6 +116,13 @@ type Config struct {
 	Window       time.Duration
 	ClaimTimeout time.Duration
 	Floor        time.Time
+	// FirstClaim is how long New claims a sequence's first worker ID
+	// again while the claim fails (sequencer.ErrClaim: the coordinator
+	// out of reach or refusing, a member rejoining; sequencer.ErrCatalog),
+	// with a back-off from 100 ms to 1 s; New then returns the last
+	// claim's error. Zero claims once. Later claims are the sequencer's,
+	// retried without end.
+	FirstClaim time.Duration
 	// MaxConns bounds open binary connections; zero means 4096. Connections
 	// over it are closed at once.
 	MaxConns int
@@ -193,7 +200,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: no sequences", ErrConfig)
 	case c.Window < MinWindow:
 		return fmt.Errorf("%w: reservation window %v is below %v", ErrConfig, c.Window, MinWindow)
-	case c.MaxConns < 0 || c.AuthTimeout < 0 || c.IdleTimeout < 0 || c.MaxHTTPCount < 0 || c.MaxAhead < 0 || c.MaxWait < 0 || c.ClaimTimeout < 0:
+	case c.MaxConns < 0 || c.AuthTimeout < 0 || c.IdleTimeout < 0 || c.MaxHTTPCount < 0 || c.MaxAhead < 0 || c.MaxWait < 0 || c.ClaimTimeout < 0 || c.FirstClaim < 0:
 		return fmt.Errorf("%w: negative limit", ErrConfig)
 	}
 	if c.Catalog != nil && c.Sources == nil {

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/sequencer"
+	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/workeridtest"
 )
 
@@ -287,4 +290,63 @@ func TestServer_ShutdownReleasesWithLastTick(t *testing.T) {
 		t.Fatalf("next floor %d, want %d", got, want)
 	}
 	_ = floe.Wait
+}
+
+// flakySource is a MemSource whose first fails claims fail, as while a
+// coordinator member rejoins; it counts the claims.
+type flakySource struct {
+	*workeridtest.MemSource
+	fails  int64
+	claims atomic.Int64
+}
+
+func (fs *flakySource) Claim(ctx context.Context) (workerid.Lease, error) {
+	if fs.claims.Add(1) <= fs.fails {
+		return nil, errors.New("etcdserver: leader changed")
+	}
+	return fs.MemSource.Claim(ctx)
+}
+
+// TestNew_FirstClaimRetried: a first claim that fails at the start is
+// claimed again for up to FirstClaim, then the start fails with the
+// coordinator's error; zero claims once.
+func TestNew_FirstClaimRetried(t *testing.T) {
+	tests := []struct {
+		name       string
+		fails      int64
+		firstClaim time.Duration
+		wantErr    bool
+		wantClaims int64
+	}{
+		{"two failures, then a claim", 2, 10 * time.Second, false, 3},
+		{"failing past the bound", 1 << 40, 500 * time.Millisecond, true, 0},
+		{"zero claims once", 1, 0, true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &flakySource{MemSource: workeridtest.NewMemSource(1), fails: tt.fails}
+			cfg := Config{Clock: floetest.NewClock(start), Store: newMemStore(), Logger: quietLogger(), FirstClaim: tt.firstClaim,
+				Sequences: []SequenceConfig{{Name: "default", Source: src}}}
+			s, err := New(cfg)
+			if s != nil {
+				defer s.Close()
+			}
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "etcdserver: leader changed") || !errors.Is(err, sequencer.ErrClaim) {
+					t.Fatalf("New = %v, want an error naming the coordinator's", err)
+				}
+				if tt.firstClaim > 0 && !strings.Contains(err.Error(), "for at most "+tt.firstClaim.String()) {
+					t.Errorf("New = %v, want the bound named", err)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("New = %v, want it to claim again", err)
+				}
+				waitReady(t, s, true)
+			}
+			if got := src.claims.Load(); tt.wantClaims != 0 && got != tt.wantClaims {
+				t.Errorf("%d claims, want %d", got, tt.wantClaims)
+			}
+		})
+	}
 }

@@ -69,9 +69,9 @@ func newSequence(sc SequenceConfig, cfg *Config) (*sequence, error) {
 }
 
 // open starts the sequence's sequencer: it claims a worker ID (or, with
-// every ID held, waits for one in the background). A detached one claims
-// nothing until Attach.
-func (seq *sequence) open(cfg *Config, detached bool) error {
+// every ID held, waits for one in the background), within ctx. A detached
+// one claims nothing until Attach.
+func (seq *sequence) open(ctx context.Context, cfg *Config, detached bool) error {
 	sc := seq.sc
 	scfg := sequencer.Config{
 		Name: sc.Name, Definition: seq.defn, Source: sc.Source, Detached: detached,
@@ -83,7 +83,7 @@ func (seq *sequence) open(cfg *Config, detached bool) error {
 		// sequence was destroyed.
 		scfg.Catalog, scfg.Generation = cfg.Catalog, sc.Gen
 	}
-	sq, err := sequencer.Open(context.Background(), scfg)
+	sq, err := sequencer.Open(ctx, scfg)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	for i, seq := range seqs {
-		if err := seq.open(&s.cfg, false); err != nil {
+		if err := s.openFirst(seq); err != nil {
 			closeAll(seqs[:i])
 			return nil, err
 		}
@@ -90,6 +90,43 @@ func New(cfg Config) (*Server, error) {
 	}
 	return s, nil
 }
+
+// openFirst opens seq at the start, claiming its first worker ID again
+// while the claim fails for cfg.FirstClaim: a coordinator member
+// rejoining, or a timeout, must not stop the start when a later claim
+// would be retried. Any other error (a definition the catalog refuses, a
+// worker ID outside the format) returns at once.
+func (s *Server) openFirst(seq *sequence) error {
+	if s.cfg.FirstClaim == 0 {
+		return seq.open(context.Background(), &s.cfg, false)
+	}
+	start := time.Now()
+	ctx, cancel := context.WithDeadline(context.Background(), start.Add(s.cfg.FirstClaim))
+	defer cancel()
+	backoff := time.Duration(0)
+	for tries := 1; ; tries++ {
+		err := seq.open(ctx, &s.cfg, false)
+		if err == nil || !errors.Is(err, sequencer.ErrClaim) && !errors.Is(err, sequencer.ErrCatalog) {
+			return err
+		}
+		backoff = min(max(2*backoff, firstClaimRetry), firstClaimRetryMax)
+		if ctx.Err() != nil || time.Until(start.Add(s.cfg.FirstClaim)) < backoff {
+			return fmt.Errorf("%w (claimed %d times in %v, for at most %v)", err, tries, time.Since(start).Round(time.Millisecond), s.cfg.FirstClaim)
+		}
+		if tries == 1 || tries%5 == 0 {
+			s.log.Warn("claiming the first worker ID failed; claiming again", "seq", seq.name, "err", err, "tries", tries, "retry", backoff,
+				"until", s.cfg.FirstClaim-time.Since(start).Round(time.Millisecond))
+		}
+		time.Sleep(backoff)
+	}
+}
+
+// The back-off between first claims at the start: short, for a member
+// rejoining, and at most a second, which a start can afford.
+const (
+	firstClaimRetry    = 100 * time.Millisecond
+	firstClaimRetryMax = time.Second
+)
 
 // seqSet is the server's sequences; a new set replaces it when a sequence
 // is attached at runtime.
