@@ -350,3 +350,68 @@ func TestNew_FirstClaimRetried(t *testing.T) {
 		})
 	}
 }
+
+// expiringSource is a MemSource whose leases are never renewed: each has a
+// local deadline a second after its claim on the fake clock. Once armed,
+// every reservation write hangs until stall closes, as against a
+// coordinator that does not answer.
+type expiringSource struct {
+	*workeridtest.MemSource
+	clock   *floetest.Clock
+	armed   atomic.Bool
+	stall   chan struct{}
+	entered chan struct{}
+}
+
+func (es *expiringSource) Claim(ctx context.Context) (workerid.Lease, error) {
+	l, err := es.MemSource.Claim(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &expiringLease{Lease: l, es: es, deadline: es.clock.Now().Add(time.Second)}, nil
+}
+
+type expiringLease struct {
+	workerid.Lease
+	es       *expiringSource
+	deadline time.Time
+}
+
+func (l *expiringLease) Left() time.Duration { return l.deadline.Sub(l.es.clock.Now()) }
+
+func (l *expiringLease) Reserve(ctx context.Context, tick uint64) error {
+	if l.es.armed.Load() {
+		select {
+		case l.es.entered <- struct{}{}:
+		default:
+		}
+		<-l.es.stall
+	}
+	return l.Lease.Reserve(ctx, tick)
+}
+
+// TestServer_StopsAtLeaseDeadline: floed issues nothing past its lease's
+// local deadline, while the keeper's reservation write hangs.
+func TestServer_StopsAtLeaseDeadline(t *testing.T) {
+	clock := floetest.NewClock(start)
+	src := &expiringSource{MemSource: workeridtest.NewMemSource(1), clock: clock, stall: make(chan struct{}), entered: make(chan struct{}, 1)}
+	s, addr := newTestServer(t, Config{Clock: clock, Sequences: []SequenceConfig{{Name: "default", Source: src}}})
+	t.Cleanup(func() { close(src.stall) }) // before the server closes
+	c := dialNoeq(t, addr, "")
+	if _, err := c.get(10); err != nil {
+		t.Fatal(err)
+	}
+	src.armed.Store(true)
+	clock.Step(1100 * time.Millisecond) // past the deadline, under half the 2 s window left: the keeper writes
+	select {
+	case <-src.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reservation write within 10 s")
+	}
+	if ids, err := c.get(10); err == nil {
+		t.Fatalf("%d IDs issued past the lease's local deadline", len(ids))
+	}
+	if err := s.Ready(); err == nil || !strings.Contains(err.Error(), "local deadline") {
+		t.Errorf("Ready() past the lease's deadline = %v, want it named", err)
+	}
+}
