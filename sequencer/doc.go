@@ -30,7 +30,8 @@
 //     ceiling when the lease ends fails with ErrNotReady;
 //   - claims again in the background after a loss; failed claims back
 //     off from 50 ms to 250 ms at most, so it claims again within 250 ms
-//     of the coordinator answering again;
+//     of the coordinator answering again (a claim sent during the fault
+//     first waits out its request, at most ClaimTimeout);
 //   - on Close and Detach records the last tick issued with the release,
 //     so the next holder starts right above it.
 //

@@ -21,8 +21,9 @@ const standbyRetry = 250 * time.Millisecond
 // reservation write that failed: the wait doubles from 50 ms (10 ms for a
 // write) up to it, less up to a quarter at random so that nodes cut off
 // together do not claim in step. A node claims again at most this long
-// after the coordinator answers again. With a 2 s cap, serving again took
-// up to 3.7 s after a node's link to etcd healed.
+// after the coordinator answers again, unless a claim sent during the
+// fault still waits out its request (ClaimTimeout). With a 2 s cap,
+// serving again took up to 3.7 s after a node's link to etcd healed.
 const faultRetry = 250 * time.Millisecond
 
 // claimLogEvery is how many failed claims in a row log one error: the
