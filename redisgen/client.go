@@ -39,8 +39,32 @@ type Client struct {
 type server struct {
 	addr  string
 	rdb   *redis.Client
-	shard uint64       // immutable: read at start
-	down  atomic.Int64 // Unix nanoseconds until which the server is passed over
+	shard uint64 // immutable: read at start
+	// down is the Unix nanoseconds until which the server is passed over:
+	// the end of its cool-down after a failure, or of the request timeout
+	// of the one call probing it after the cool-down; 0 once it answered.
+	down atomic.Int64
+	// busy counts the requests to the server under way; progress is the
+	// Unix nanoseconds of its last reply, or of the start of a request
+	// sent while none was under way. A server with requests under way and
+	// no reply for a stall is passed over before any of them times out.
+	busy     atomic.Int64
+	progress atomic.Int64
+}
+
+// stallDivisor sets the stall: a quarter of the request timeout.
+const stallDivisor = 4
+
+// begin records a request to s sent at now; end, its reply or failure.
+func (s *server) begin(now int64) {
+	if s.busy.Add(1) == 1 {
+		s.progress.Store(now)
+	}
+}
+
+func (s *server) end() {
+	s.progress.Store(time.Now().UnixNano())
+	s.busy.Add(-1)
 }
 
 // New connects to the servers at addrs, loads the script into each, reads
@@ -223,22 +247,42 @@ func (c *Client) reserve(ctx context.Context, want uint64) (batch, error) {
 }
 
 // pick returns the i-th server round robin, passing over servers in their
-// cool-down after a failure unless every server is in one.
+// cool-down after a failure, servers another call is probing after theirs,
+// and servers that stall (requests under way, none answered for a quarter
+// of the request timeout), unless every server is passed over.
 func (c *Client) pick(i uint64) *server {
 	n := uint64(len(c.servers))
 	now := time.Now().UnixNano()
 	for k := range n {
-		if s := c.servers[(i+k)%n]; s.down.Load() <= now {
+		if s := c.servers[(i+k)%n]; c.usable(s, now) {
 			return s
 		}
 	}
 	return c.servers[i%n]
 }
 
-// run calls the script once on s.
+// usable reports whether a call may ask s at now. The first call after a
+// cool-down probes s: it moves down to the end of its request timeout, so
+// the other calls pass s over until it answers or fails.
+func (c *Client) usable(s *server, now int64) bool {
+	down := s.down.Load()
+	switch {
+	case down > now:
+		return false
+	case down != 0:
+		return s.down.CompareAndSwap(down, now+int64(c.opts.timeout))
+	}
+	return s.busy.Load() == 0 || now-s.progress.Load() <= int64(c.opts.timeout/stallDivisor)
+}
+
+// run calls the script once on s, within the request timeout.
 func (c *Client) run(ctx context.Context, s *server, want uint64) (batch, error) {
 	args := append(c.args[:len(c.args):len(c.args)], want)
+	ctx, cancel := context.WithTimeout(ctx, c.opts.timeout)
+	defer cancel()
+	s.begin(time.Now().UnixNano())
 	res, err := script.Run(ctx, s.rdb, c.keys, args...).Int64Slice()
+	s.end()
 	if err != nil {
 		return batch{}, scriptError(err)
 	}

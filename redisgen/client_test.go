@@ -14,6 +14,7 @@ import (
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/internal/faultproxy"
 	"github.com/floeid/floe/internal/redistest"
 	"github.com/floeid/floe/redisgen"
 	"github.com/redis/go-redis/v9"
@@ -463,5 +464,131 @@ func TestNew_ShardLostInRestart(t *testing.T) {
 	_, err := redisgen.New(ctx, []string{s.Addr})
 	if !errors.Is(err, redisgen.ErrNoShard) || !strings.Contains(err.Error(), "restart without AOF") {
 		t.Errorf("New after a restart without persistence: %v, want ErrNoShard naming the restart without AOF", err)
+	}
+}
+
+// TestClient_ServerHung hangs one of three servers, frozen (SIGSTOP) or
+// behind a black hole (its connections stay open and nothing answers),
+// while clients fetch: every call
+// succeeds, none waits much longer than one request timeout, and once the
+// client knows the server hangs, it sends it one probe per cool-down, not a
+// share of every caller's calls. After the server answers again, it issues
+// again.
+func TestClient_ServerHung(t *testing.T) {
+	const (
+		timeout  = 500 * time.Millisecond
+		cooldown = 500 * time.Millisecond
+		hung     = 4 * time.Second
+		workers  = 8
+		// slack is how much longer than the request timeout a call may take on
+		// a loaded machine: the failed attempt, then another server's reply.
+		slack = 500 * time.Millisecond
+	)
+	tests := []struct {
+		name string
+		// start returns how to hang srv and how to make it answer again;
+		// it may point addr (srv's) at a proxy in front of it.
+		start func(t *testing.T, srv *redistest.Server, addr *string) (hang, answer func())
+	}{
+		{name: "frozen", start: func(t *testing.T, srv *redistest.Server, _ *string) (func(), func()) {
+			t.Cleanup(srv.Resume) // before the kill, which cannot stop a stopped group otherwise
+			return srv.Pause, srv.Resume
+		}},
+		{name: "black hole", start: func(t *testing.T, srv *redistest.Server, addr *string) (func(), func()) {
+			px, err := faultproxy.Listen(srv.Addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { px.Close() })
+			*addr = px.Addr()
+			return func() { px.Blackhole(true) }, px.Heal
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			servers, addrs := startShards(t, nil, 0, 1, 2)
+			hang, answer := tt.start(t, servers[1], &addrs[1])
+			c := newClient(t, addrs, redisgen.WithTimeout(timeout), redisgen.WithCooldown(cooldown))
+			ctx := context.Background()
+			check := floetest.NewChecker[id64.ID](1 << 20)
+			var (
+				mu      sync.Mutex
+				slow    []time.Time // when each call slower than timeout/2 started
+				longest time.Duration
+				calls   int
+			)
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						start := time.Now()
+						id, err := c.Next(ctx)
+						took := time.Since(start)
+						if err != nil {
+							t.Errorf("Next with one of three servers hung: %v", err)
+							return
+						}
+						check.Add(id)
+						mu.Lock()
+						calls++
+						longest = max(longest, took)
+						if took > timeout/2 {
+							slow = append(slow, start)
+						}
+						mu.Unlock()
+						time.Sleep(time.Millisecond)
+					}
+				})
+			}
+			time.Sleep(300 * time.Millisecond)
+			hang()
+			paused := time.Now()
+			time.Sleep(hung)
+			answer()
+			resumed := time.Now()
+			// Once the cool-down after the last probe ends, the server is asked again.
+			deadline := time.Now().Add(5 * time.Second)
+			served := false
+			for !served && time.Now().Before(deadline) {
+				id, err := c.Next(ctx)
+				if err == nil && shardOf(c.Layout(), id) == 1 {
+					served = true
+					t.Logf("shard 1 served again %v after it resumed", time.Since(resumed).Round(time.Millisecond))
+				}
+				time.Sleep(time.Millisecond)
+			}
+			close(stop)
+			wg.Wait()
+			if err := check.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if !served {
+				t.Error("shard 1 issued nothing within 5 s of resuming")
+			}
+			// Slow calls that started once the client knew (a request timeout and a
+			// bit after the pause): one probe per cool-down and its request timeout.
+			known := paused.Add(timeout + slack)
+			var late int
+			for _, at := range slow {
+				if at.After(known) && at.Before(resumed) {
+					late++
+				}
+			}
+			maxLate := int((resumed.Sub(known))/(cooldown)) + 2
+			t.Logf("%d calls, longest %v; %d slower than %v, %d of them while the hang was known (at most %d wanted)",
+				calls, longest.Round(time.Millisecond), len(slow), timeout/2, late, maxLate)
+			if longest > timeout+slack {
+				t.Errorf("a call took %v with one of three servers hung, want at most the request timeout %v and %v", longest, timeout, slack)
+			}
+			if late > maxLate {
+				t.Errorf("%d calls waited on the hung server once the client knew it hung, want at most %d (one probe per cool-down of %v)", late, maxLate, cooldown)
+			}
+		})
 	}
 }

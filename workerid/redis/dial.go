@@ -108,7 +108,21 @@ func Probe(ctx context.Context, addr string, tlsCfg *tls.Config) error {
 // *EndpointError, within ProbeTimeout; a refused login or PING is an
 // error naming the address, the user, and the server's reply (WRONGPASS,
 // NOAUTH, NOPERM).
+//
+// The client is the one a Source needs, as floed's: a request ends at its
+// context's deadline (ContextTimeoutEnabled), so one sent to a server that
+// hangs with its connections open gives its connection back when the
+// Source gives up on it, by the lease's local deadline; and unless
+// opts.MaxRetries says otherwise, a request is not sent again (MaxRetries
+// -1), which would run a claim or a reservation the Source gave up on
+// once the server answers. Dial leaves opts as it is.
 func Dial(ctx context.Context, opts *goredis.Options) (*goredis.Client, error) {
+	o := *opts
+	o.ContextTimeoutEnabled = true
+	if o.MaxRetries == 0 {
+		o.MaxRetries = -1
+	}
+	opts = &o
 	if opts.Network != "unix" {
 		addr := opts.Addr
 		if addr == "" {

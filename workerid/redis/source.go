@@ -218,8 +218,18 @@ func (s *Source) Unsafe() []string {
 // is held, one wrapping workerid.ErrNotFound when the Source's catalog
 // sequence was destroyed, and one wrapping an *UnsafeError when the server
 // became unsafe (see Unsafe).
+//
+// The request timeout (Config.Timeout) bounds the whole claim, the safety
+// check included: a server that does not answer fails it within that.
 func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
-	if err := s.recheck(ctx); err != nil {
+	rctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	if err := s.recheck(rctx); err != nil {
+		return nil, fmt.Errorf("floe: claiming a worker ID under %s: %w", s.cfg.Prefix, err)
+	}
+	if err := rctx.Err(); err != nil {
+		// The safety check took the request timeout: the server does not
+		// answer, and a claim sent now would run late, if ever.
 		return nil, fmt.Errorf("floe: claiming a worker ID under %s: %w", s.cfg.Prefix, err)
 	}
 	var b [16]byte
@@ -233,8 +243,6 @@ func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
 		args[6], args[7], args[8], args[9] = q.hash, q.name, q.gen, q.usedKey
 	}
 	sent := s.cfg.Clock.Now()
-	rctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
 	reply, err := await(rctx, func(ctx context.Context) ([]any, error) {
 		return claimScript.Run(ctx, s.rdb, nil, args...).Slice()
 	})
