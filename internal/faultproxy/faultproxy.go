@@ -1,7 +1,8 @@
 // Package faultproxy is an in-process TCP proxy for tests that injects
 // network faults between a client and a server: a black hole, one-way
-// cuts, delays and connection resets. Faults change at run time and apply
-// to the connections already open as well as to new ones.
+// cuts, a freeze and one-way holds, delays and connection resets. Faults
+// change at run time and apply to the connections already open as well as
+// to new ones.
 //
 // A fault drops bytes silently, as a network that stops delivering them.
 // TCP never skips bytes: once the network is back it either delivers what
@@ -11,6 +12,13 @@
 // with a hole in it would otherwise carry on with its framing broken (an
 // HTTP/2 connection answering every new stream with PROTOCOL_ERROR), which
 // no real network makes.
+//
+// A hold, or a freeze (a hold both ways), drops nothing: it keeps every
+// byte going its way, and delivers them all in order when it is turned
+// off. It stands for a peer that stops reading and writing without
+// closing anything (a process stopped with SIGSTOP, a host that hangs),
+// or a black hole shorter than TCP's retransmissions: connections stay
+// open, new ones are accepted, and nothing arrives until it ends.
 package faultproxy
 
 import (
@@ -54,6 +62,7 @@ type Proxy struct {
 	mu        sync.Mutex
 	blackhole bool               // guarded by mu
 	cut       [2]bool            // guarded by mu: by Direction
+	held      [2]chan struct{}   // guarded by mu: by Direction, non-nil while held; closed when released
 	delay     time.Duration      // guarded by mu
 	links     map[*link]struct{} // guarded by mu
 	closed    bool               // guarded by mu
@@ -99,6 +108,32 @@ func (p *Proxy) Cut(dir Direction, on bool) {
 	}
 }
 
+// Freeze holds every byte both ways while on: connections stay open and
+// new ones are accepted, but nothing arrives. Turned off, it delivers what
+// it held, in order, and connections carry on.
+func (p *Proxy) Freeze(on bool) {
+	p.Hold(ToTarget, on)
+	p.Hold(ToClient, on)
+}
+
+// Hold holds the bytes going one way while on, as Freeze does both ways.
+// Turned off, it delivers them, in order.
+func (p *Proxy) Hold(dir Direction, on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holdLocked(dir, on)
+}
+
+func (p *Proxy) holdLocked(dir Direction, on bool) {
+	switch {
+	case on && p.held[dir] == nil:
+		p.held[dir] = make(chan struct{})
+	case !on && p.held[dir] != nil:
+		close(p.held[dir])
+		p.held[dir] = nil
+	}
+}
+
 // Delay holds each chunk read for d before forwarding it, in order, each
 // way. Zero forwards at once.
 func (p *Proxy) Delay(d time.Duration) {
@@ -107,10 +142,13 @@ func (p *Proxy) Delay(d time.Duration) {
 	p.delay = d
 }
 
-// Heal turns every fault off, and closes the connections that lost bytes.
+// Heal turns every fault off, delivers the bytes held, and closes the
+// connections that lost bytes.
 func (p *Proxy) Heal() {
 	p.mu.Lock()
 	p.blackhole, p.cut, p.delay = false, [2]bool{}, 0
+	p.holdLocked(ToTarget, false)
+	p.holdLocked(ToClient, false)
 	p.mu.Unlock()
 	p.closeBroken()
 }
@@ -164,6 +202,14 @@ func (p *Proxy) drops(dir Direction) bool {
 }
 
 func (p *Proxy) dropsLocked(dir Direction) bool { return p.blackhole || p.cut[dir] }
+
+// hold returns a channel closed when dir is no longer held, nil when it
+// is not held now.
+func (p *Proxy) hold(dir Direction) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held[dir]
+}
 
 func (p *Proxy) currentDelay() time.Duration {
 	p.mu.Lock()
@@ -228,7 +274,9 @@ type chunk struct {
 
 // pipe forwards one direction of l: a reader that applies the faults
 // when a chunk arrives, and a writer that waits out each chunk's delay
-// and applies them again when it is due. An end of either side (a close,
+// and any hold, and applies them again when it is due. A held chunk waits
+// in the queue; once the queue is full, reading from the sender waits
+// too, as a full network would. An end of either side (a close,
 // a half-close) closes the whole connection, dropping delayed chunks.
 func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 	defer p.wg.Done()
@@ -251,6 +299,13 @@ func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 				case <-l.done:
 					return
 				case <-timer.C:
+				}
+			}
+			for held := p.hold(dir); held != nil; held = p.hold(dir) {
+				select {
+				case <-l.done:
+					return
+				case <-held:
 				}
 			}
 			if p.drops(dir) {
