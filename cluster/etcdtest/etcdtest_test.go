@@ -51,3 +51,43 @@ func TestStartTimers(t *testing.T) {
 		})
 	}
 }
+
+// A leader whose peer proxy is frozen is not heard by the others any more:
+// they elect another, and the cluster takes writes through them. Thawed,
+// it rejoins, and the cluster has one leader.
+func TestStartPeerProxies_FrozenLeader(t *testing.T) {
+	c := etcdtest.StartPeerProxies(t, 3)
+	old := c.WaitLeader(t)
+	var others []string
+	for _, m := range c.Members() {
+		if m.PeerProxy == nil {
+			t.Fatalf("member %s has no peer proxy", m.Name)
+		}
+		if m != old {
+			others = append(others, m.ClientAddr)
+		}
+	}
+	cli := c.ClientOf(t, others)
+	old.PeerProxy.Freeze(true)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if l := c.Leader(); l != nil && l != old {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no leader but %s 10 s after its peer proxy froze", old.Name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := cli.Put(etcdtest.Ctx(t, 10*time.Second), "k", "v"); err != nil {
+		t.Fatalf("put with the old leader frozen: %v", err)
+	}
+	old.PeerProxy.Freeze(false)
+	resp, err := c.ClientOf(t, []string{old.ClientAddr}).Get(etcdtest.Ctx(t, 10*time.Second), "k")
+	if err != nil {
+		t.Fatalf("get from %s once thawed: %v", old.Name, err)
+	}
+	if len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "v" {
+		t.Fatalf("get from %s once thawed: %v, want v", old.Name, resp.Kvs)
+	}
+}
