@@ -1,0 +1,160 @@
+//go:build unix
+
+package scenario_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/floeid/floe/cluster/etcdtest"
+	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/internal/faultproxy"
+	"github.com/floeid/floe/workerid"
+	"github.com/floeid/floe/workerid/etcd"
+)
+
+// The bound of a hung member: every node and application keeps serving, or
+// is back within it, while one member of three stops answering with
+// quorum intact, and after it answers again.
+const hungBound = ttl + time.Second
+
+// How long each fault of a member lasts, and how long a scenario watches
+// after it ends: longer than hungBound, so that a node still out then
+// counts.
+const (
+	hungFor   = 10 * time.Second
+	hungAfter = hungBound + time.Second
+)
+
+// memberFault is a fault of one etcd member: on its client proxy, which
+// the nodes and applications reach it through, and on its peer proxy,
+// which the other members reach it through.
+type memberFault struct {
+	name string
+	set  func(p *faultproxy.Proxy, on bool) // applied to both proxies
+}
+
+// memberFaults are the ways a member stops answering without closing its
+// connections: a black hole (bytes lost; the connections that lost some
+// close when it ends, as TCP's do once their retransmissions ran out),
+// one way each, and a freeze (nothing lost, everything delivered when it
+// ends, as to a process stopped with SIGSTOP and continued).
+var memberFaults = []memberFault{
+	{"black hole", func(p *faultproxy.Proxy, on bool) { p.Blackhole(on) }},
+	{"black hole to member", func(p *faultproxy.Proxy, on bool) { p.Cut(faultproxy.ToTarget, on) }},
+	{"black hole from member", func(p *faultproxy.Proxy, on bool) { p.Cut(faultproxy.ToClient, on) }},
+	{"frozen", func(p *faultproxy.Proxy, on bool) { p.Freeze(on) }},
+}
+
+// One etcd member of three stops answering while the other two keep a
+// quorum, in each way of memberFaults in turn, each on the leader of the
+// moment: two floed nodes and an application on the sequencer package,
+// every one reaching etcd through the fault proxies, keep serving
+// throughout, or are back within TTL + 1 s, and issue no ID twice.
+func TestScenario_EtcdHungMember(t *testing.T) {
+	ec := etcdtest.StartPeerProxies(t, 3)
+	proxies, via := proxyAll(t, ec)
+	led := floedproc.NewLedger()
+	names := []string{"a", "b"}
+	logs := make(map[string]*batchLog)
+	for _, name := range names {
+		p := floedproc.Start(t, bin, name, etcdNode(via, "hung", name)...)
+		mustReady(t, p, 5*time.Second)
+		logs[name] = &startFeed(t, led, p, name, feedOpts{}).batchLog
+	}
+	// The application's IDs are of a sequence of their own: a ledger of
+	// their own.
+	sq := openDialed(t, ec, via, "hung", "s")
+	sq.serving(t, 5*time.Second)
+	logs[sq.who] = &startSeqFeed(t, floedproc.NewLedger(), sq, 2).batchLog
+	sled := logs[sq.who].led
+	time.Sleep(time.Second)
+
+	for _, f := range memberFaults {
+		m := ec.WaitLeader(t)
+		i := memberIndex(ec, m)
+		f.set(proxies[i], true)
+		f.set(m.PeerProxy, true)
+		began := time.Now()
+		time.Sleep(hungFor)
+		f.set(proxies[i], false)
+		f.set(m.PeerProxy, false)
+		healed := time.Now()
+		time.Sleep(hungAfter)
+		for _, who := range append(names, sq.who) {
+			gap, at := quietest(logs[who], who, began, time.Now())
+			t.Logf("longest gap | %s | %s | %v | ending %v after the fault began (healed after %v)",
+				f.name, who, gap.Round(time.Millisecond), at.Sub(began).Round(time.Millisecond), healed.Sub(began).Round(time.Millisecond))
+			if gap > hungBound {
+				t.Errorf("%s: %s served nothing for %v with member %s %s, want at most TTL + 1 s = %v", f.name, who, gap.Round(time.Millisecond), m.Name, f.name, hungBound)
+			}
+		}
+	}
+	checkLedger(t, led)
+	checkLedger(t, sled)
+}
+
+// quietest returns the longest time from from to to in which who received
+// nothing in l (from from to its first reply, between two replies, from
+// its last reply to to), and when it ended.
+func quietest(l *batchLog, who string, from, to time.Time) (time.Duration, time.Time) {
+	var gap time.Duration
+	var at time.Time
+	last := from
+	for _, b := range l.received(who, from, to) {
+		if d := b.at.Sub(last); d > gap {
+			gap, at = d, b.at
+		}
+		last = b.at
+	}
+	if d := to.Sub(last); d > gap {
+		gap, at = d, to
+	}
+	return gap, at
+}
+
+// memberIndex returns the index of m in ec's members.
+func memberIndex(ec *etcdtest.Cluster, m *etcdtest.Member) int {
+	for i, mm := range ec.Members() {
+		if mm == m {
+			return i
+		}
+	}
+	panic("etcdtest: member " + m.Name + " not in its cluster")
+}
+
+// openDialed opens a sequencer of seqName in cluster on ec as the
+// application owner, with an etcd client of its own that etcd.Dial makes
+// on the endpoints eps, as an application builds it. It defines seqName
+// first if it is not.
+func openDialed(t *testing.T, ec *etcdtest.Cluster, eps []string, cluster, owner string) *seqProc {
+	t.Helper()
+	prefix := "/floe/v1/" + cluster + "/"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := etcd.NewCatalog(ec.Client(t), prefix).Create(ctx, seqName, seqSpec(t)); err != nil {
+		t.Fatalf("defining sequence %q: %v", seqName, err)
+	}
+	cli, err := etcd.Dial(ctx, clientv3.Config{Endpoints: eps, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatalf("%s: %v", owner, err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	cat := etcd.NewCatalog(cli, prefix)
+	sources := func(seq workerid.Sequence) (workerid.Source, error) {
+		src, err := cat.Source(seq, etcd.Config{IDs: seqIDs, TTL: ttl, Owner: owner})
+		if err != nil {
+			return nil, err
+		}
+		return src, nil
+	}
+	p, err := openOn(t, owner, cat, sources, func() { cli.Close() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
