@@ -60,23 +60,32 @@ type Proxy struct {
 	ln     net.Listener // immutable
 
 	mu        sync.Mutex
-	blackhole bool               // guarded by mu
-	cut       [2]bool            // guarded by mu: by Direction
-	held      [2]chan struct{}   // guarded by mu: by Direction, non-nil while held; closed when released
-	delay     time.Duration      // guarded by mu
-	links     map[*link]struct{} // guarded by mu
-	closed    bool               // guarded by mu
+	blackhole bool                     // guarded by mu
+	cut       [2]bool                  // guarded by mu: by Direction
+	held      [2]chan struct{}         // guarded by mu: by Direction, non-nil while held; closed when released
+	label     func([]byte) string      // immutable: nil, or names a connection by its first bytes
+	heldLabel map[string]chan struct{} // guarded by mu: as held, both ways, by label
+	delay     time.Duration            // guarded by mu
+	links     map[*link]struct{}       // guarded by mu
+	closed    bool                     // guarded by mu
 
 	wg sync.WaitGroup // the accept loop and every link's goroutines
 }
 
 // Listen starts a Proxy on a free loopback port forwarding to target.
-func Listen(target string) (*Proxy, error) {
+func Listen(target string) (*Proxy, error) { return ListenLabeled(target, nil) }
+
+// ListenLabeled is Listen with connections named by label, for
+// FreezeLabel: label gets the bytes of each read from the client (the
+// first holds the request line and headers, for an HTTP client) until it
+// returns the connection's label; "" for none yet. A nil label labels
+// nothing.
+func ListenLabeled(target string, label func(first []byte) string) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{target: target, ln: ln, links: make(map[*link]struct{})}
+	p := &Proxy{target: target, ln: ln, links: make(map[*link]struct{}), label: label, heldLabel: make(map[string]chan struct{})}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -134,6 +143,22 @@ func (p *Proxy) holdLocked(dir Direction, on bool) {
 	}
 }
 
+// FreezeLabel holds every byte both ways, as Freeze does, of the
+// connections labeled label (see ListenLabeled) only, those open now and
+// those to come; the others carry on.
+func (p *Proxy) FreezeLabel(label string, on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch := p.heldLabel[label]
+	switch {
+	case on && ch == nil:
+		p.heldLabel[label] = make(chan struct{})
+	case !on && ch != nil:
+		close(ch)
+		delete(p.heldLabel, label)
+	}
+}
+
 // Delay holds each chunk read for d before forwarding it, in order, each
 // way. Zero forwards at once.
 func (p *Proxy) Delay(d time.Duration) {
@@ -149,6 +174,10 @@ func (p *Proxy) Heal() {
 	p.blackhole, p.cut, p.delay = false, [2]bool{}, 0
 	p.holdLocked(ToTarget, false)
 	p.holdLocked(ToClient, false)
+	for label, ch := range p.heldLabel {
+		close(ch)
+		delete(p.heldLabel, label)
+	}
 	p.mu.Unlock()
 	p.closeBroken()
 }
@@ -203,12 +232,35 @@ func (p *Proxy) drops(dir Direction) bool {
 
 func (p *Proxy) dropsLocked(dir Direction) bool { return p.blackhole || p.cut[dir] }
 
-// hold returns a channel closed when dir is no longer held, nil when it
-// is not held now.
-func (p *Proxy) hold(dir Direction) <-chan struct{} {
+// hold returns a channel closed when dir of l is no longer held, nil
+// when it is not held now.
+func (p *Proxy) hold(l *link, dir Direction) <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.held[dir]
+	if p.held[dir] != nil {
+		return p.held[dir]
+	}
+	if l.labeled {
+		return p.heldLabel[l.label]
+	}
+	return nil
+}
+
+// setLabel labels l by bytes its client sent, unless it has a label.
+func (p *Proxy) setLabel(l *link, first []byte) {
+	if p.label == nil {
+		return
+	}
+	p.mu.Lock()
+	done := l.labeled
+	p.mu.Unlock()
+	if done {
+		return
+	}
+	label := p.label(first)
+	p.mu.Lock()
+	l.label, l.labeled = label, label != ""
+	p.mu.Unlock()
 }
 
 func (p *Proxy) currentDelay() time.Duration {
@@ -257,6 +309,8 @@ type link struct {
 	done           chan struct{} // closed by close
 	once           sync.Once
 	lost           [2]atomic.Bool // by Direction: a fault dropped bytes going that way
+	label          string         // guarded by the Proxy's mu
+	labeled        bool           // guarded by the Proxy's mu: label is set, not empty
 }
 
 func (l *link) close() {
@@ -301,7 +355,7 @@ func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 				case <-timer.C:
 				}
 			}
-			for held := p.hold(dir); held != nil; held = p.hold(dir) {
+			for held := p.hold(l, dir); held != nil; held = p.hold(l, dir) {
 				select {
 				case <-l.done:
 					return
@@ -322,6 +376,9 @@ func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 	for {
 		buf := make([]byte, chunkSize)
 		n, err := src.Read(buf)
+		if n > 0 && dir == ToTarget {
+			p.setLabel(l, buf[:n])
+		}
 		if n > 0 && p.drops(dir) {
 			l.lost[dir].Store(true)
 		} else if n > 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -337,5 +338,55 @@ func wantServer(t *testing.T, e *echo, want int64) {
 	}
 	if got := e.received.Load(); got != want {
 		t.Errorf("server received %d bytes, want %d", got, want)
+	}
+}
+
+// FreezeLabel holds the connections of one label, open or new, and no
+// other; released, they get what it held.
+func TestProxy_FreezeLabel(t *testing.T) {
+	e := startEcho(t)
+	// A connection's label is what its first bytes hold before a colon.
+	p, err := ListenLabeled(e.ln.Addr().String(), func(first []byte) string {
+		label, _, _ := strings.Cut(string(first), ":")
+		return label
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	a, b := dial(t, p), dial(t, p)
+	for _, tc := range []struct {
+		c   net.Conn
+		msg string
+	}{{a, "a:hi"}, {b, "b:hi"}} {
+		if got, _ := roundTrip(t, tc.c, tc.msg, 5*time.Second); got != tc.msg {
+			t.Fatalf("before the freeze: got %q, want %q", got, tc.msg)
+		}
+	}
+	p.FreezeLabel("a", true)
+	newA := dial(t, p)
+	tests := []struct {
+		name      string
+		c         net.Conn
+		msg       string
+		wantWhile string
+	}{
+		{"open, labeled a", a, "more", ""},
+		{"new, labeled a", newA, "a:new", ""},
+		{"open, labeled b", b, "more", "more"},
+	}
+	for _, tt := range tests {
+		if got, _ := roundTrip(t, tt.c, tt.msg, quiet); got != tt.wantWhile {
+			t.Errorf("%s, a frozen: got %q, want %q", tt.name, got, tt.wantWhile)
+		}
+	}
+	p.FreezeLabel("a", false)
+	for _, tt := range tests {
+		if tt.wantWhile != "" {
+			continue
+		}
+		if got := readFor(t, tt.c, len(tt.msg), 5*time.Second); got != tt.msg {
+			t.Errorf("%s, a released: got %q, want %q", tt.name, got, tt.msg)
+		}
 	}
 }
