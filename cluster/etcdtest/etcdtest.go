@@ -56,6 +56,7 @@ type Member struct {
 
 	mu      sync.Mutex
 	etcd    *embed.Etcd   // guarded by mu: nil while stopped
+	id      string        // guarded by mu: its member ID in hex, once started
 	started bool          // guarded by mu: ever started (the next start joins an existing cluster)
 	closing chan struct{} // guarded by mu: closed when the last Crash has closed the listeners
 }
@@ -159,7 +160,7 @@ func tryStart(tb testing.TB, n int, sec *Security, tm Timers, proxied bool) (*Cl
 			timers:     tm,
 		}
 		if proxied {
-			p, err := faultproxy.Listen(m.PeerAddr)
+			p, err := faultproxy.ListenLabeled(m.PeerAddr, peerSender)
 			if err != nil {
 				return c, fmt.Errorf("member %s: peer proxy: %w", m.Name, err)
 			}
@@ -418,8 +419,55 @@ func (m *Member) start() error {
 		e.Close()
 		return fmt.Errorf("member %s not ready after 20 s", m.Name)
 	}
-	m.etcd, m.started = e, true
+	m.etcd, m.started, m.id = e, true, e.Server.MemberID().String()
 	return nil
+}
+
+// senderHeader is the header of etcd's raft transport naming the member
+// that opens a connection, in the first request of each: the raft streams
+// it reads, the messages and snapshots it posts.
+const senderHeader = "\r\nX-Server-From: "
+
+// peerSender labels a peer connection by the member ID of its sender,
+// from the first request's header; "" for the requests that carry none
+// (a leader's lease renewals forwarded, version checks).
+func peerSender(first []byte) string {
+	_, after, ok := strings.Cut(string(first), senderHeader)
+	if !ok {
+		return ""
+	}
+	id, _, ok := strings.Cut(after, "\r\n")
+	if !ok {
+		return ""
+	}
+	return id
+}
+
+// Isolate cuts the member off from the others of a cluster started with
+// StartPeerProxies, both ways, while on, as a network partition shorter
+// than TCP's retransmissions would: it holds every connection another
+// member opened to it (Freeze on its peer proxy) and every raft
+// connection it opened to another (FreezeLabel on theirs), and delivers
+// what they held when turned off. Its client port is untouched: its
+// clients reach it, a member without a quorum. Its requests to the
+// leader that name no sender (its clients' lease renewals, forwarded) are
+// not held: for about an election timeout after it is cut off, while it
+// still knows the leader, such a renewal succeeds, where a real partition
+// would have it fail; past that it knows no leader to forward to.
+func (c *Cluster) Isolate(tb testing.TB, m *Member, on bool) {
+	tb.Helper()
+	m.mu.Lock()
+	id := m.id
+	m.mu.Unlock()
+	if m.PeerProxy == nil || id == "" {
+		tb.Fatalf("etcdtest: Isolate(%s): want a member started with StartPeerProxies", m.Name)
+	}
+	m.PeerProxy.Freeze(on)
+	for _, o := range c.members {
+		if o != m {
+			o.PeerProxy.FreezeLabel(id, on)
+		}
+	}
 }
 
 // Ctx returns a context that ends after d or with the test.
