@@ -68,7 +68,8 @@ func TestScenario_EtcdHungMember(t *testing.T) {
 	}
 	// The application's IDs are of a sequence of their own: a ledger of
 	// their own.
-	sq := openDialed(t, ec, via, "hung", "s")
+	defineSeq(t, ec, "hung")
+	sq := openDialed(t, via, "hung", "s")
 	sq.serving(t, 5*time.Second)
 	logs[sq.who] = &startSeqFeed(t, floedproc.NewLedger(), sq, 2).batchLog
 	sled := logs[sq.who].led
@@ -127,18 +128,24 @@ func memberIndex(ec *etcdtest.Cluster, m *etcdtest.Member) int {
 	panic("etcdtest: member " + m.Name + " not in its cluster")
 }
 
-// openDialed opens a sequencer of seqName in cluster on ec as the
-// application owner, with an etcd client of its own that etcd.Dial makes
-// on the endpoints eps, as an application builds it. It defines seqName
-// first if it is not.
-func openDialed(t *testing.T, ec *etcdtest.Cluster, eps []string, cluster, owner string) *seqProc {
+// defineSeq defines seqName in cluster on ec.
+func defineSeq(t *testing.T, ec *etcdtest.Cluster, cluster string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := etcd.NewCatalog(ec.Client(t), "/floe/v1/"+cluster+"/").Create(ctx, seqName, seqSpec(t)); err != nil {
+		t.Fatalf("defining sequence %q: %v", seqName, err)
+	}
+}
+
+// openDialed opens a sequencer of seqName (see defineSeq) in cluster as
+// the application owner, with an etcd client of its own that etcd.Dial
+// makes on the endpoints eps, as an application builds it.
+func openDialed(t *testing.T, eps []string, cluster, owner string) *seqProc {
 	t.Helper()
 	prefix := "/floe/v1/" + cluster + "/"
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := etcd.NewCatalog(ec.Client(t), prefix).Create(ctx, seqName, seqSpec(t)); err != nil {
-		t.Fatalf("defining sequence %q: %v", seqName, err)
-	}
 	cli, err := etcd.Dial(ctx, clientv3.Config{Endpoints: eps, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatalf("%s: %v", owner, err)

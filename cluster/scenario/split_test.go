@@ -1,0 +1,130 @@
+//go:build unix
+
+package scenario_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/floeid/floe/cluster/etcdtest"
+	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/sequencer"
+)
+
+// splitFor is how long the split of TestScenario_EtcdSplit lasts.
+const splitFor = 12 * time.Second
+
+// A network split of a three-member etcd cluster, one member (the leader
+// of the moment) on one side and two on the other, with a floed node and
+// an application on the sequencer package on each side, each configured
+// with all three members but reaching only those of its side. The split
+// is shorter than TCP's retransmissions: every connection across it holds
+// what it carries and delivers it once healed. The majority side keeps
+// serving, or is back within TTL + 1 s; the minority side goes not ready
+// within TTL + request timeout and issues nothing after; once healed,
+// every one serves again within TTL + 1 s; no ID is issued twice.
+func TestScenario_EtcdSplit(t *testing.T) {
+	ec := etcdtest.StartPeerProxies(t, 3)
+	x := ec.WaitLeader(t)
+	// Each side reaches the members through proxies of its own.
+	majProxies, majVia := proxyAll(t, ec)
+	minProxies, minVia := proxyAll(t, ec)
+	led := floedproc.NewLedger()
+	a := floedproc.Start(t, bin, "a", etcdNode(minVia, "split", "a")...)
+	b := floedproc.Start(t, bin, "b", etcdNode(majVia, "split", "b")...)
+	mustReady(t, a, 5*time.Second)
+	mustReady(t, b, 5*time.Second)
+	logs := map[string]*batchLog{
+		"a": &startFeed(t, led, a, "a", feedOpts{}).batchLog,
+		"b": &startFeed(t, led, b, "b", feedOpts{}).batchLog,
+	}
+	defineSeq(t, ec, "split")
+	sled := floedproc.NewLedger()
+	s := openDialed(t, majVia, "split", "s")
+	u := openDialed(t, minVia, "split", "u")
+	for _, p := range []*seqProc{s, u} {
+		p.serving(t, 5*time.Second)
+		logs[p.who] = &startSeqFeed(t, sled, p, 2).batchLog
+	}
+	majority, minority := []string{"b", "s"}, []string{"a", "u"}
+	time.Sleep(time.Second)
+
+	split := func(on bool) {
+		for i, m := range ec.Members() {
+			if m == x {
+				majProxies[i].Freeze(on)
+			} else {
+				minProxies[i].Freeze(on)
+			}
+		}
+		ec.Isolate(t, x, on)
+	}
+	split(true)
+	began := time.Now()
+	t.Logf("etcd split: %s (leader) alone, the others together", x.Name)
+	notReady, ok := waitNotReady(a, ttl+requestTimeout+time.Second)
+	if !ok {
+		t.Errorf("a still ready %v after the split put its etcd member in the minority", ttl+requestTimeout+time.Second)
+	}
+	uStopped, ok := waitStopped(u, ttl+seqSlop)
+	if !ok {
+		t.Errorf("u still serving %v after the split put its etcd member in the minority", ttl+seqSlop)
+	}
+	time.Sleep(splitFor - time.Since(began))
+	split(false)
+	healed := time.Now()
+	time.Sleep(hungAfter)
+
+	for _, who := range majority {
+		gap, at := quietest(logs[who], who, began, time.Now())
+		t.Logf("longest gap | split, majority side | %s | %v | ending %v after the split began (healed after %v)",
+			who, gap.Round(time.Millisecond), at.Sub(began).Round(time.Millisecond), healed.Sub(began).Round(time.Millisecond))
+		if gap > hungBound {
+			t.Errorf("%s, on the majority side, served nothing for %v, want at most TTL + 1 s = %v", who, gap.Round(time.Millisecond), hungBound)
+		}
+	}
+	stops := map[string]time.Duration{"a": notReady, "u": uStopped}
+	for _, who := range minority {
+		var last time.Duration
+		if bs := logs[who].received(who, began, healed); len(bs) > 0 {
+			last = bs[len(bs)-1].at.Sub(began)
+		}
+		again, ok := logs[who].waitServed(who, healed, 0)
+		back := time.Duration(-1)
+		if ok {
+			back = again.at.Sub(healed)
+		}
+		t.Logf("minority side | %s | not serving (not ready, or Claiming) %v after the split, last ID %v after it; served again %v after the heal",
+			who, stops[who].Round(time.Millisecond), last.Round(time.Millisecond), back.Round(time.Millisecond))
+		if last > ttl+requestTimeout {
+			t.Errorf("%s, on the minority side, issued IDs %v after the split, want none after TTL + request timeout = %v", who, last.Round(time.Millisecond), ttl+requestTimeout)
+		}
+		if !ok || back > hungBound {
+			t.Errorf("%s, on the minority side, served again %v after the heal (-1: not within %v), want within TTL + 1 s = %v", who, back.Round(time.Millisecond), hungAfter, hungBound)
+		}
+	}
+	if notReady > ttl+requestTimeout {
+		t.Errorf("a went not ready %v after the split, want within TTL + request timeout = %v", notReady.Round(time.Millisecond), ttl+requestTimeout)
+	}
+	checkLedger(t, led)
+	checkLedger(t, sled)
+}
+
+// waitStopped waits up to d for p to stop serving, and returns how long it
+// took.
+func waitStopped(p *seqProc, d time.Duration) (time.Duration, bool) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	_, err := p.Wait(ctx, sequencer.Claiming)
+	return time.Since(start), err == nil
+}
+
+// waitNotReady waits up to d for p to report not ready, and returns how
+// long it took.
+func waitNotReady(p *floedproc.Proc, d time.Duration) (time.Duration, bool) {
+	start := time.Now()
+	ok := p.WaitReady(d, false)
+	return time.Since(start), ok
+}
