@@ -30,24 +30,37 @@ const (
 	hungAfter = hungBound + time.Second
 )
 
-// memberFault is a fault of one etcd member: on its client proxy, which
-// the nodes and applications reach it through, and on its peer proxy,
-// which the other members reach it through.
+// memberFault is a fault of one etcd member m: on c, the client proxy the
+// nodes and applications reach it through, and on its peer proxies.
 type memberFault struct {
 	name string
-	set  func(p *faultproxy.Proxy, on bool) // applied to both proxies
+	set  func(t *testing.T, ec *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool)
 }
 
 // memberFaults are the ways a member stops answering without closing its
-// connections: a black hole (bytes lost; the connections that lost some
-// close when it ends, as TCP's do once their retransmissions ran out),
-// one way each, and a freeze (nothing lost, everything delivered when it
-// ends, as to a process stopped with SIGSTOP and continued).
+// connections: a black hole (bytes lost, on its client proxy and on the
+// connections the other members open to it; those that lost some close
+// when it ends, as TCP's do once their retransmissions ran out), one way
+// each, and a freeze (nothing lost, everything delivered when it ends, as
+// to a process stopped with SIGSTOP and continued: it hears nothing from
+// the others either).
 var memberFaults = []memberFault{
-	{"black hole", func(p *faultproxy.Proxy, on bool) { p.Blackhole(on) }},
-	{"black hole to member", func(p *faultproxy.Proxy, on bool) { p.Cut(faultproxy.ToTarget, on) }},
-	{"black hole from member", func(p *faultproxy.Proxy, on bool) { p.Cut(faultproxy.ToClient, on) }},
-	{"frozen", func(p *faultproxy.Proxy, on bool) { p.Freeze(on) }},
+	{"black hole", func(_ *testing.T, _ *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
+		c.Blackhole(on)
+		m.PeerProxy.Blackhole(on)
+	}},
+	{"black hole to member", func(_ *testing.T, _ *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
+		c.Cut(faultproxy.ToTarget, on)
+		m.PeerProxy.Cut(faultproxy.ToTarget, on)
+	}},
+	{"black hole from member", func(_ *testing.T, _ *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
+		c.Cut(faultproxy.ToClient, on)
+		m.PeerProxy.Cut(faultproxy.ToClient, on)
+	}},
+	{"frozen", func(t *testing.T, ec *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
+		c.Freeze(on)
+		ec.Isolate(t, m, on)
+	}},
 }
 
 // One etcd member of three stops answering while the other two keep a
@@ -77,13 +90,10 @@ func TestScenario_EtcdHungMember(t *testing.T) {
 
 	for _, f := range memberFaults {
 		m := ec.WaitLeader(t)
-		i := memberIndex(ec, m)
-		f.set(proxies[i], true)
-		f.set(m.PeerProxy, true)
+		f.set(t, ec, m, proxies[memberIndex(ec, m)], true)
 		began := time.Now()
 		time.Sleep(hungFor)
-		f.set(proxies[i], false)
-		f.set(m.PeerProxy, false)
+		f.set(t, ec, m, proxies[memberIndex(ec, m)], false)
 		healed := time.Now()
 		time.Sleep(hungAfter)
 		for _, who := range append(names, sq.who) {
