@@ -329,10 +329,10 @@ func readFor(t *testing.T, c net.Conn, n int, wait time.Duration) string {
 }
 
 // wantServer fails unless the server has received want bytes in all,
-// waiting a moment for bytes under way.
+// waiting up to 5 s for bytes under way.
 func wantServer(t *testing.T, e *echo, want int64) {
 	t.Helper()
-	deadline := time.Now().Add(quiet)
+	deadline := time.Now().Add(5 * time.Second)
 	for e.received.Load() < want && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -376,7 +376,11 @@ func TestProxy_FreezeLabel(t *testing.T) {
 		{"open, labeled b", b, "more", "more"},
 	}
 	for _, tt := range tests {
-		if got, _ := roundTrip(t, tt.c, tt.msg, quiet); got != tt.wantWhile {
+		wait := 5 * time.Second // for a reply that comes
+		if tt.wantWhile == "" {
+			wait = quiet
+		}
+		if got, _ := roundTrip(t, tt.c, tt.msg, wait); got != tt.wantWhile {
 			t.Errorf("%s, a frozen: got %q, want %q", tt.name, got, tt.wantWhile)
 		}
 	}
