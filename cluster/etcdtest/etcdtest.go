@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/internal/faultproxy"
 )
 
 // Cluster is a set of embedded etcd members.
@@ -43,14 +44,19 @@ type Security struct {
 type Member struct {
 	Name       string
 	ClientAddr string // 127.0.0.1:port
-	PeerAddr   string
-	dir        string
-	initial    string    // the initial-cluster string
-	sec        *Security // nil: a plain client port
-	timers     Timers
+	PeerAddr   string // where it listens for the other members
+	// PeerProxy, with StartPeerProxies, is a fault proxy in front of
+	// PeerAddr: the address the member advertises, through which every
+	// connection another member opens to it passes (nil otherwise).
+	PeerProxy *faultproxy.Proxy
+	dir       string
+	initial   string    // the initial-cluster string
+	sec       *Security // nil: a plain client port
+	timers    Timers
 
 	mu      sync.Mutex
 	etcd    *embed.Etcd   // guarded by mu: nil while stopped
+	id      string        // guarded by mu: its member ID in hex, once started
 	started bool          // guarded by mu: ever started (the next start joins an existing cluster)
 	closing chan struct{} // guarded by mu: closed when the last Crash has closed the listeners
 }
@@ -62,7 +68,21 @@ type Member struct {
 // 100 ms without one.
 func Start(tb testing.TB, n int) *Cluster {
 	tb.Helper()
-	return start(tb, n, nil, fastTimers)
+	return start(tb, n, nil, fastTimers, false)
+}
+
+// StartPeerProxies is Start with a fault proxy in front of each member's
+// peer port (Member.PeerProxy), which the member advertises to the
+// others. A fault on a member's proxy applies to every connection another
+// member opened to it: the raft streams that carry that member's messages
+// to the others, and the others' requests to it. Freeze on it (with one
+// on the proxy the member's clients go through) stands for a member that
+// stopped answering: the others hear nothing from it and elect a leader
+// among themselves. It does not cut what the others send it over the
+// connections it opened itself, nor its requests to them.
+func StartPeerProxies(tb testing.TB, n int) *Cluster {
+	tb.Helper()
+	return start(tb, n, nil, fastTimers, true)
 }
 
 // Timers are the raft timers of the members: the heartbeat interval and
@@ -84,14 +104,14 @@ func StartTimers(tb testing.TB, n int, tm Timers) *Cluster {
 	if tm.Heartbeat < time.Millisecond || tm.Election < 5*tm.Heartbeat {
 		tb.Fatalf("etcdtest: timers %v heartbeat, %v election: want a heartbeat of at least 1ms and an election timeout of at least 5 heartbeats", tm.Heartbeat, tm.Election)
 	}
-	return start(tb, n, nil, tm)
+	return start(tb, n, nil, tm, false)
 }
 
 // StartSecure is Start with TLS on the client ports and, with a root
 // password, authentication on.
 func StartSecure(tb testing.TB, n int, sec Security) *Cluster {
 	tb.Helper()
-	c := start(tb, n, &sec, fastTimers)
+	c := start(tb, n, &sec, fastTimers, false)
 	if sec.RootPassword != "" {
 		c.enableAuth(tb)
 	}
@@ -103,10 +123,10 @@ func StartSecure(tb testing.TB, n int, sec Security) *Cluster {
 // parallel.
 const startAttempts = 5
 
-func start(tb testing.TB, n int, sec *Security, tm Timers) *Cluster {
+func start(tb testing.TB, n int, sec *Security, tm Timers, proxied bool) *Cluster {
 	tb.Helper()
 	for range startAttempts - 1 {
-		c, err := tryStart(tb, n, sec, tm)
+		c, err := tryStart(tb, n, sec, tm, proxied)
 		if err == nil {
 			return c
 		}
@@ -115,16 +135,17 @@ func start(tb testing.TB, n int, sec *Security, tm Timers) *Cluster {
 			tb.Fatalf("etcdtest: %v", err)
 		}
 	}
-	c, err := tryStart(tb, n, sec, tm)
+	c, err := tryStart(tb, n, sec, tm, proxied)
 	if err != nil {
 		tb.Fatalf("etcdtest: %v", err)
 	}
 	return c
 }
 
-// tryStart starts a cluster of n members on fresh ports; the caller stops
-// it after an error.
-func tryStart(tb testing.TB, n int, sec *Security, tm Timers) (*Cluster, error) {
+// tryStart starts a cluster of n members on fresh ports, with proxies in
+// front of their peer ports if proxied; the caller stops it after an
+// error.
+func tryStart(tb testing.TB, n int, sec *Security, tm Timers, proxied bool) (*Cluster, error) {
 	tb.Helper()
 	c := &Cluster{tb: tb, sec: sec}
 	var initial []string
@@ -138,8 +159,17 @@ func tryStart(tb testing.TB, n int, sec *Security, tm Timers) (*Cluster, error) 
 			sec:        sec,
 			timers:     tm,
 		}
+		if proxied {
+			p, err := faultproxy.ListenLabeled(m.PeerAddr, peerSender)
+			if err != nil {
+				return c, fmt.Errorf("member %s: peer proxy: %w", m.Name, err)
+			}
+			// Registered before the members' Stop: closed after it.
+			tb.Cleanup(func() { p.Close() })
+			m.PeerProxy = p
+		}
 		c.members = append(c.members, m)
-		initial = append(initial, m.Name+"=http://"+m.PeerAddr)
+		initial = append(initial, m.Name+"=http://"+m.advertisedPeer())
 	}
 	tb.Cleanup(c.Stop)
 	errs := make(chan error, n)
@@ -315,6 +345,14 @@ func (m *Member) Restart(tb testing.TB) {
 	}
 }
 
+// advertisedPeer is the address the other members reach it at.
+func (m *Member) advertisedPeer() string {
+	if m.PeerProxy != nil {
+		return m.PeerProxy.Addr()
+	}
+	return m.PeerAddr
+}
+
 // Timers returns the member's raft timers, as its etcd server runs them;
 // the zero Timers while it is stopped.
 func (m *Member) Timers() Timers {
@@ -359,7 +397,7 @@ func (m *Member) start() error {
 		}
 	}
 	cfg.ListenPeerUrls = []url.URL{peer}
-	cfg.AdvertisePeerUrls = []url.URL{peer}
+	cfg.AdvertisePeerUrls = []url.URL{{Scheme: "http", Host: m.advertisedPeer()}}
 	cfg.ListenClientUrls = []url.URL{client}
 	cfg.AdvertiseClientUrls = []url.URL{client}
 	cfg.InitialCluster = m.initial
@@ -381,8 +419,55 @@ func (m *Member) start() error {
 		e.Close()
 		return fmt.Errorf("member %s not ready after 20 s", m.Name)
 	}
-	m.etcd, m.started = e, true
+	m.etcd, m.started, m.id = e, true, e.Server.MemberID().String()
 	return nil
+}
+
+// senderHeader is the header of etcd's raft transport naming the member
+// that opens a connection, in the first request of each: the raft streams
+// it reads, the messages and snapshots it posts.
+const senderHeader = "\r\nX-Server-From: "
+
+// peerSender labels a peer connection by the member ID of its sender,
+// from the first request's header; "" for the requests that carry none
+// (a leader's lease renewals forwarded, version checks).
+func peerSender(first []byte) string {
+	_, after, ok := strings.Cut(string(first), senderHeader)
+	if !ok {
+		return ""
+	}
+	id, _, ok := strings.Cut(after, "\r\n")
+	if !ok {
+		return ""
+	}
+	return id
+}
+
+// Isolate cuts the member off from the others of a cluster started with
+// StartPeerProxies, both ways, while on, as a network partition shorter
+// than TCP's retransmissions would: it holds every connection another
+// member opened to it (Freeze on its peer proxy) and every raft
+// connection it opened to another (FreezeLabel on theirs), and delivers
+// what they held when turned off. Its client port is untouched: its
+// clients reach it, a member without a quorum. Its requests to the
+// leader that name no sender (its clients' lease renewals, forwarded) are
+// not held: for about an election timeout after it is cut off, while it
+// still knows the leader, such a renewal succeeds, where a real partition
+// would have it fail; past that it knows no leader to forward to.
+func (c *Cluster) Isolate(tb testing.TB, m *Member, on bool) {
+	tb.Helper()
+	m.mu.Lock()
+	id := m.id
+	m.mu.Unlock()
+	if m.PeerProxy == nil || id == "" {
+		tb.Fatalf("etcdtest: Isolate(%s): want a member started with StartPeerProxies", m.Name)
+	}
+	m.PeerProxy.Freeze(on)
+	for _, o := range c.members {
+		if o != m {
+			o.PeerProxy.FreezeLabel(id, on)
+		}
+	}
 }
 
 // Ctx returns a context that ends after d or with the test.

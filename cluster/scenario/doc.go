@@ -3,7 +3,9 @@
 // (cluster/etcdtest) or real redis-server processes, with clients fetching
 // IDs over the binary protocol throughout, while a node is killed, paused,
 // partitioned, restarted with its clock stepped back, or its coordinator
-// loses its leader or its quorum. Every scenario records each ID issued in
+// loses its leader or its quorum, has a member that stops answering (black
+// holed both ways or one way, or frozen) while the others keep a quorum,
+// or splits into a majority and a minority with nodes on both sides. Every scenario records each ID issued in
 // a floedproc.Ledger and fails on any duplicate, then checks the property
 // of its fault: who serves a worker ID, how soon, and above which tick.
 //

@@ -1,7 +1,8 @@
 // Package faultproxy is an in-process TCP proxy for tests that injects
 // network faults between a client and a server: a black hole, one-way
-// cuts, delays and connection resets. Faults change at run time and apply
-// to the connections already open as well as to new ones.
+// cuts, a freeze and one-way holds, delays and connection resets. Faults
+// change at run time and apply to the connections already open as well as
+// to new ones.
 //
 // A fault drops bytes silently, as a network that stops delivering them.
 // TCP never skips bytes: once the network is back it either delivers what
@@ -11,6 +12,13 @@
 // with a hole in it would otherwise carry on with its framing broken (an
 // HTTP/2 connection answering every new stream with PROTOCOL_ERROR), which
 // no real network makes.
+//
+// A hold, or a freeze (a hold both ways), drops nothing: it keeps every
+// byte going its way, and delivers them all in order when it is turned
+// off. It stands for a peer that stops reading and writing without
+// closing anything (a process stopped with SIGSTOP, a host that hangs),
+// or a black hole shorter than TCP's retransmissions: connections stay
+// open, new ones are accepted, and nothing arrives until it ends.
 package faultproxy
 
 import (
@@ -52,22 +60,32 @@ type Proxy struct {
 	ln     net.Listener // immutable
 
 	mu        sync.Mutex
-	blackhole bool               // guarded by mu
-	cut       [2]bool            // guarded by mu: by Direction
-	delay     time.Duration      // guarded by mu
-	links     map[*link]struct{} // guarded by mu
-	closed    bool               // guarded by mu
+	blackhole bool                     // guarded by mu
+	cut       [2]bool                  // guarded by mu: by Direction
+	held      [2]chan struct{}         // guarded by mu: by Direction, non-nil while held; closed when released
+	label     func([]byte) string      // immutable: nil, or names a connection by its first bytes
+	heldLabel map[string]chan struct{} // guarded by mu: as held, both ways, by label
+	delay     time.Duration            // guarded by mu
+	links     map[*link]struct{}       // guarded by mu
+	closed    bool                     // guarded by mu
 
 	wg sync.WaitGroup // the accept loop and every link's goroutines
 }
 
 // Listen starts a Proxy on a free loopback port forwarding to target.
-func Listen(target string) (*Proxy, error) {
+func Listen(target string) (*Proxy, error) { return ListenLabeled(target, nil) }
+
+// ListenLabeled is Listen with connections named by label, for
+// FreezeLabel: label gets the bytes of each read from the client (the
+// first holds the request line and headers, for an HTTP client) until it
+// returns the connection's label; "" for none yet. A nil label labels
+// nothing.
+func ListenLabeled(target string, label func(first []byte) string) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{target: target, ln: ln, links: make(map[*link]struct{})}
+	p := &Proxy{target: target, ln: ln, links: make(map[*link]struct{}), label: label, heldLabel: make(map[string]chan struct{})}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -99,6 +117,48 @@ func (p *Proxy) Cut(dir Direction, on bool) {
 	}
 }
 
+// Freeze holds every byte both ways while on: connections stay open and
+// new ones are accepted, but nothing arrives. Turned off, it delivers what
+// it held, in order, and connections carry on.
+func (p *Proxy) Freeze(on bool) {
+	p.Hold(ToTarget, on)
+	p.Hold(ToClient, on)
+}
+
+// Hold holds the bytes going one way while on, as Freeze does both ways.
+// Turned off, it delivers them, in order.
+func (p *Proxy) Hold(dir Direction, on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holdLocked(dir, on)
+}
+
+func (p *Proxy) holdLocked(dir Direction, on bool) {
+	switch {
+	case on && p.held[dir] == nil:
+		p.held[dir] = make(chan struct{})
+	case !on && p.held[dir] != nil:
+		close(p.held[dir])
+		p.held[dir] = nil
+	}
+}
+
+// FreezeLabel holds every byte both ways, as Freeze does, of the
+// connections labeled label (see ListenLabeled) only, those open now and
+// those to come; the others carry on.
+func (p *Proxy) FreezeLabel(label string, on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch := p.heldLabel[label]
+	switch {
+	case on && ch == nil:
+		p.heldLabel[label] = make(chan struct{})
+	case !on && ch != nil:
+		close(ch)
+		delete(p.heldLabel, label)
+	}
+}
+
 // Delay holds each chunk read for d before forwarding it, in order, each
 // way. Zero forwards at once.
 func (p *Proxy) Delay(d time.Duration) {
@@ -107,10 +167,17 @@ func (p *Proxy) Delay(d time.Duration) {
 	p.delay = d
 }
 
-// Heal turns every fault off, and closes the connections that lost bytes.
+// Heal turns every fault off, delivers the bytes held, and closes the
+// connections that lost bytes.
 func (p *Proxy) Heal() {
 	p.mu.Lock()
 	p.blackhole, p.cut, p.delay = false, [2]bool{}, 0
+	p.holdLocked(ToTarget, false)
+	p.holdLocked(ToClient, false)
+	for label, ch := range p.heldLabel {
+		close(ch)
+		delete(p.heldLabel, label)
+	}
 	p.mu.Unlock()
 	p.closeBroken()
 }
@@ -165,6 +232,37 @@ func (p *Proxy) drops(dir Direction) bool {
 
 func (p *Proxy) dropsLocked(dir Direction) bool { return p.blackhole || p.cut[dir] }
 
+// hold returns a channel closed when dir of l is no longer held, nil
+// when it is not held now.
+func (p *Proxy) hold(l *link, dir Direction) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held[dir] != nil {
+		return p.held[dir]
+	}
+	if l.labeled {
+		return p.heldLabel[l.label]
+	}
+	return nil
+}
+
+// setLabel labels l by bytes its client sent, unless it has a label.
+func (p *Proxy) setLabel(l *link, first []byte) {
+	if p.label == nil {
+		return
+	}
+	p.mu.Lock()
+	done := l.labeled
+	p.mu.Unlock()
+	if done {
+		return
+	}
+	label := p.label(first)
+	p.mu.Lock()
+	l.label, l.labeled = label, label != ""
+	p.mu.Unlock()
+}
+
 func (p *Proxy) currentDelay() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -211,6 +309,8 @@ type link struct {
 	done           chan struct{} // closed by close
 	once           sync.Once
 	lost           [2]atomic.Bool // by Direction: a fault dropped bytes going that way
+	label          string         // guarded by the Proxy's mu
+	labeled        bool           // guarded by the Proxy's mu: label is set, not empty
 }
 
 func (l *link) close() {
@@ -228,7 +328,9 @@ type chunk struct {
 
 // pipe forwards one direction of l: a reader that applies the faults
 // when a chunk arrives, and a writer that waits out each chunk's delay
-// and applies them again when it is due. An end of either side (a close,
+// and any hold, and applies them again when it is due. A held chunk waits
+// in the queue; once the queue is full, reading from the sender waits
+// too, as a full network would. An end of either side (a close,
 // a half-close) closes the whole connection, dropping delayed chunks.
 func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 	defer p.wg.Done()
@@ -253,6 +355,13 @@ func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 				case <-timer.C:
 				}
 			}
+			for held := p.hold(l, dir); held != nil; held = p.hold(l, dir) {
+				select {
+				case <-l.done:
+					return
+				case <-held:
+				}
+			}
 			if p.drops(dir) {
 				l.lost[dir].Store(true)
 				continue
@@ -267,6 +376,9 @@ func (p *Proxy) pipe(l *link, dir Direction, src, dst net.Conn) {
 	for {
 		buf := make([]byte, chunkSize)
 		n, err := src.Read(buf)
+		if n > 0 && dir == ToTarget {
+			p.setLabel(l, buf[:n])
+		}
 		if n > 0 && p.drops(dir) {
 			l.lost[dir].Store(true)
 		} else if n > 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -240,5 +241,156 @@ func TestProxy_Close(t *testing.T) {
 	}
 	if _, err := net.Dial("tcp", p.Addr()); err == nil {
 		t.Fatal("dial after Close succeeded")
+	}
+}
+
+// A hold keeps what goes its way and, released, delivers all of it in
+// order on the same connection, which carries on: nothing is lost, nothing
+// is closed.
+func TestProxy_Hold(t *testing.T) {
+	tests := []struct {
+		name         string
+		hold         func(p *Proxy, on bool)
+		wantReceived int64 // bytes the server got while held
+	}{
+		{name: "freeze", hold: func(p *Proxy, on bool) { p.Freeze(on) }, wantReceived: 0},
+		{name: "hold to target", hold: func(p *Proxy, on bool) { p.Hold(ToTarget, on) }, wantReceived: 0},
+		{name: "hold to client", hold: func(p *Proxy, on bool) { p.Hold(ToClient, on) }, wantReceived: 6},
+		{name: "freeze healed", hold: func(p *Proxy, on bool) {
+			if on {
+				p.Freeze(true)
+			} else {
+				p.Heal()
+			}
+		}, wantReceived: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := startEcho(t)
+			p := listen(t, e.ln.Addr().String())
+			c := dial(t, p)
+			if got, _ := roundTrip(t, c, "warm", 5*time.Second); got != "warm" {
+				t.Fatalf("before the hold: got %q, want %q", got, "warm")
+			}
+			tt.hold(p, true)
+			// Three writes, each its own chunk.
+			for _, msg := range []string{"ab", "cd", "ef"} {
+				if _, err := c.Write([]byte(msg)); err != nil {
+					t.Fatalf("write: %v", err)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if got := readFor(t, c, 6, quiet); got != "" {
+				t.Errorf("while held: got %q, want nothing", got)
+			}
+			wantServer(t, e, 4+tt.wantReceived)
+			tt.hold(p, false)
+			if got := readFor(t, c, 6, 5*time.Second); got != "abcdef" {
+				t.Errorf("released: got %q, want %q", got, "abcdef")
+			}
+			wantServer(t, e, 4+6)
+			if got, _ := roundTrip(t, c, "more", 5*time.Second); got != "more" {
+				t.Errorf("after the hold: got %q, want %q", got, "more")
+			}
+		})
+	}
+}
+
+// A frozen proxy accepts new connections and holds what they carry until
+// it thaws.
+func TestProxy_FreezeNewConnections(t *testing.T) {
+	e := startEcho(t)
+	p := listen(t, e.ln.Addr().String())
+	p.Freeze(true)
+	c := dial(t, p)
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFor(t, c, 4, quiet); got != "" {
+		t.Fatalf("frozen: got %q, want nothing", got)
+	}
+	p.Freeze(false)
+	if got := readFor(t, c, 4, 5*time.Second); got != "ping" {
+		t.Fatalf("thawed: got %q, want %q", got, "ping")
+	}
+}
+
+// readFor reads up to n bytes from c for at most wait.
+func readFor(t *testing.T, c net.Conn, n int, wait time.Duration) string {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(wait))
+	defer c.SetReadDeadline(time.Time{})
+	buf := make([]byte, n)
+	got, err := io.ReadFull(c, buf)
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read: %v", err)
+	}
+	return string(buf[:got])
+}
+
+// wantServer fails unless the server has received want bytes in all,
+// waiting up to 5 s for bytes under way.
+func wantServer(t *testing.T, e *echo, want int64) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for e.received.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := e.received.Load(); got != want {
+		t.Errorf("server received %d bytes, want %d", got, want)
+	}
+}
+
+// FreezeLabel holds the connections of one label, open or new, and no
+// other; released, they get what it held.
+func TestProxy_FreezeLabel(t *testing.T) {
+	e := startEcho(t)
+	// A connection's label is what its first bytes hold before a colon.
+	p, err := ListenLabeled(e.ln.Addr().String(), func(first []byte) string {
+		label, _, _ := strings.Cut(string(first), ":")
+		return label
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	a, b := dial(t, p), dial(t, p)
+	for _, tc := range []struct {
+		c   net.Conn
+		msg string
+	}{{a, "a:hi"}, {b, "b:hi"}} {
+		if got, _ := roundTrip(t, tc.c, tc.msg, 5*time.Second); got != tc.msg {
+			t.Fatalf("before the freeze: got %q, want %q", got, tc.msg)
+		}
+	}
+	p.FreezeLabel("a", true)
+	newA := dial(t, p)
+	tests := []struct {
+		name      string
+		c         net.Conn
+		msg       string
+		wantWhile string
+	}{
+		{"open, labeled a", a, "more", ""},
+		{"new, labeled a", newA, "a:new", ""},
+		{"open, labeled b", b, "more", "more"},
+	}
+	for _, tt := range tests {
+		wait := 5 * time.Second // for a reply that comes
+		if tt.wantWhile == "" {
+			wait = quiet
+		}
+		if got, _ := roundTrip(t, tt.c, tt.msg, wait); got != tt.wantWhile {
+			t.Errorf("%s, a frozen: got %q, want %q", tt.name, got, tt.wantWhile)
+		}
+	}
+	p.FreezeLabel("a", false)
+	for _, tt := range tests {
+		if tt.wantWhile != "" {
+			continue
+		}
+		if got := readFor(t, tt.c, len(tt.msg), 5*time.Second); got != tt.msg {
+			t.Errorf("%s, a released: got %q, want %q", tt.name, got, tt.msg)
+		}
 	}
 }
