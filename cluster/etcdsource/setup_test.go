@@ -20,11 +20,11 @@ import (
 // that it closes before the members stop.
 func newClient(tb testing.TB, endpoints []string) *clientv3.Client {
 	tb.Helper()
-	cli, err := clientv3.New(clientv3.Config{
+	cli, err := clientv3.New(etcd.ClientConfig(clientv3.Config{
 		Endpoints:   endpoints,
 		DialTimeout: 5 * time.Second,
 		Logger:      zap.NewNop(),
-	})
+	}))
 	if err != nil {
 		tb.Fatalf("etcd client: %v", err)
 	}

@@ -110,7 +110,8 @@ func (c *Config) connectEtcd(ctx context.Context, log *slog.Logger, clock floe.C
 		return nil, err
 	}
 	eps := strings.Join(c.Etcd, ",")
-	cli, err := clientv3.New(clientv3.Config{
+	// ClientConfig: requests route around a member that stops answering.
+	cli, err := clientv3.New(etcd.ClientConfig(clientv3.Config{
 		Endpoints:   c.Etcd,
 		DialTimeout: 5 * time.Second,
 		TLS:         c.etcdTLS,
@@ -119,7 +120,7 @@ func (c *Config) connectEtcd(ctx context.Context, log *slog.Logger, clock floe.C
 		// The Source logs what an operator acts on (claims, losses); the
 		// client's own retry chatter would drown it.
 		Logger: zap.NewNop(),
-	})
+	}))
 	if err != nil {
 		return nil, c.etcdErr(eps, err)
 	}

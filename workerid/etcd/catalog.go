@@ -18,6 +18,10 @@ import (
 // deadline: catalog changes are rare and an operator is waiting.
 const catalogTimeout = 10 * time.Second
 
+// catalogAttempt bounds one attempt of a Catalog's read, which is tried
+// again, on another member, until the request's deadline.
+const catalogAttempt = time.Second
+
 // Catalog keeps a cluster's named sequences in etcd, under
 // prefix+"sequences/<name>". A sequence's generation is the create
 // revision of its key; its worker IDs live under
@@ -168,7 +172,11 @@ func (c *Catalog) Get(ctx context.Context, name string) (workerid.Sequence, erro
 	}
 	rctx, cancel := c.request(ctx)
 	defer cancel()
-	resp, err := c.cli.Txn(rctx).Then(clientv3.OpGet(c.key(name)), clientv3.OpGet(c.retiredKey(name))).Commit()
+	var resp *clientv3.TxnResponse
+	err := attempts(rctx, catalogAttempt, nil, func(ctx context.Context) (err error) {
+		resp, err = c.cli.Txn(ctx).Then(clientv3.OpGet(c.key(name)), clientv3.OpGet(c.retiredKey(name))).Commit()
+		return err
+	})
 	if err != nil {
 		return workerid.Sequence{}, fmt.Errorf("floe: reading sequence %q: %w", name, explain(c.cli, err))
 	}
@@ -192,7 +200,11 @@ func (c *Catalog) List(ctx context.Context) ([]workerid.Sequence, error) {
 	rctx, cancel := c.request(ctx)
 	defer cancel()
 	prefix := c.prefix + "sequences/"
-	resp, err := c.cli.Get(rctx, prefix, clientv3.WithPrefix(), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
+	var resp *clientv3.GetResponse
+	err := attempts(rctx, catalogAttempt, nil, func(ctx context.Context) (err error) {
+		resp, err = c.cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("floe: listing sequences: %w", explain(c.cli, err))
 	}

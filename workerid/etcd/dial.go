@@ -11,6 +11,8 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/floeid/floe/internal/coordnet"
 )
@@ -144,7 +146,8 @@ func ProbeAll(ctx context.Context, endpoints []string, tlsCfg *tls.Config) []err
 }
 
 // Dial probes cfg's endpoints (ProbeAll, with cfg.TLS) and returns the
-// etcd client of cfg, which the caller closes. When no endpoint takes the
+// etcd client of ClientConfig(cfg), which the caller closes: one that
+// routes around a member that stopped answering. When no endpoint takes the
 // connection, it returns every endpoint's *EndpointError (errors.Join),
 // within ProbeTimeout; endpoints that fail while another works are left to
 // the client, which keeps trying them. A cfg.DialTimeout of zero means
@@ -167,7 +170,7 @@ func Dial(ctx context.Context, cfg clientv3.Config) (*clientv3.Client, error) {
 	if cfg.DialTimeout == 0 {
 		cfg.DialTimeout = ProbeTimeout
 	}
-	cli, err := clientv3.New(cfg)
+	cli, err := clientv3.New(ClientConfig(cfg))
 	if err == nil {
 		return cli, nil
 	}
@@ -213,4 +216,60 @@ func explain(cli *clientv3.Client, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", err, errors.Join(found...))
+}
+
+// Settings ClientConfig applies.
+const (
+	// KeepAliveTime and KeepAliveTimeout are the gRPC keepalive of a
+	// connection that carries a call: a ping after 10 s without a reply
+	// (gRPC's shortest), and the connection closed when the ping gets no
+	// answer within 2 s. It closes the streams (watches) on a member that
+	// stopped answering, which then resume on another.
+	KeepAliveTime    = 10 * time.Second
+	KeepAliveTimeout = 2 * time.Second
+	// ReconnectDelay bounds the wait between two attempts to connect to a
+	// member, and ConnectTimeout one attempt: a member back after a fault
+	// takes requests again within about ReconnectDelay.
+	ReconnectDelay = 500 * time.Millisecond
+	ConnectTimeout = 2 * time.Second
+)
+
+// serviceConfig selects the balancer of balancer.go.
+const serviceConfig = `{"loadBalancingConfig":[{"` + balancerName + `":{}}]}`
+
+// ClientConfig returns cfg with the settings a client of the Source, the
+// Catalog and the sequencer package needs to keep serving through a
+// member that stops answering without closing its connections (a frozen
+// process, a network that drops its packets) while the others keep a
+// quorum:
+//   - requests go to the members in turn, as clientv3's own round robin,
+//     but a member is set aside when a request to it waits 300 ms with
+//     nothing heard from it, or ends with no reply, and tried again after
+//     a cool-down (0.5 s, doubled at each stall in a row, 8 s at most);
+//   - gRPC keepalives (KeepAliveTime, KeepAliveTimeout, unless cfg sets
+//     DialKeepAliveTime) close its connections, and so move its watches;
+//   - reconnecting waits ReconnectDelay at most between attempts, and
+//     ConnectTimeout bounds one.
+//
+// Dial applies it. A client made by clientv3.New(cfg) alone is as safe,
+// but a member that hangs stops the leases that send it requests.
+func ClientConfig(cfg clientv3.Config) clientv3.Config {
+	if cfg.DialKeepAliveTime == 0 {
+		cfg.DialKeepAliveTime, cfg.DialKeepAliveTimeout = KeepAliveTime, KeepAliveTimeout
+	}
+	opts := []grpc.DialOption{
+		grpc.WithDisableServiceConfig(),
+		grpc.WithDefaultServiceConfig(serviceConfig),
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: backoff.Config{
+				BaseDelay:  50 * time.Millisecond,
+				Multiplier: 1.6,
+				Jitter:     0.2,
+				MaxDelay:   ReconnectDelay,
+			},
+			MinConnectTimeout: ConnectTimeout,
+		}),
+	}
+	cfg.DialOptions = append(opts, cfg.DialOptions...)
+	return cfg
 }

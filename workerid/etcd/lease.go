@@ -39,6 +39,7 @@ type lease struct {
 	wg          sync.WaitGroup     // the renewal and watch goroutines
 
 	reserved atomic.Uint64 // atomic: the last durable reservation
+	rev      int64         // guarded by op: the reservation's mod revision, each write's condition (0: none)
 	deadline atomic.Int64  // atomic: Unix nanoseconds on the Clock after which the etcd lease may have expired
 
 	op sync.Mutex // serializes Reserve and Release
@@ -47,7 +48,7 @@ type lease struct {
 	err error // guarded by mu: why the lease ended
 }
 
-func (s *Source) newLease(id int, fence int64, etcdID clientv3.LeaseID, floor, reserved uint64, sent time.Time) *lease {
+func (s *Source) newLease(id int, fence int64, etcdID clientv3.LeaseID, floor, reserved uint64, rev int64, sent time.Time) *lease {
 	ctx, stop := context.WithCancel(context.Background())
 	l := &lease{
 		src:         s,
@@ -59,6 +60,7 @@ func (s *Source) newLease(id int, fence int64, etcdID clientv3.LeaseID, floor, r
 		reservedKey: s.reservedKey(id),
 		done:        make(chan struct{}),
 		stop:        stop,
+		rev:         rev,
 	}
 	l.reserved.Store(reserved)
 	l.deadline.Store(sent.Add(s.ttl).UnixNano())
@@ -130,8 +132,14 @@ func (l *lease) untilDeadline() time.Duration {
 }
 
 // Reserve raises the reservation in one transaction conditioned on the
-// owner key still being this claim's. A refused transaction, an error or
-// a timeout ends the lease: only a succeeded transaction raises R.
+// owner key still being this claim's and on the reservation's mod
+// revision being the last one this lease wrote or read: an attempt that
+// got no reply, applied late, can never bring R down. Only a transaction
+// known to have succeeded, or a reservation read at tick or above, raises
+// R here. An attempt that gets no reply is tried again, on another member,
+// until ctx ends or the lease's local deadline passes (then the lease is
+// lost); a refused transaction ends the lease; a Reserve that fails
+// otherwise leaves the lease as it was, for the caller to try again.
 func (l *lease) Reserve(ctx context.Context, tick uint64) error {
 	l.op.Lock()
 	defer l.op.Unlock()
@@ -144,24 +152,56 @@ func (l *lease) Reserve(ctx context.Context, tick uint64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if l.untilDeadline() <= 0 {
-		return l.lose(errExpired)
+	// A write of this lease's that etcd applied without a reply moves the
+	// mod revision: read, it is taken into account and the write tried
+	// again, a few times at most.
+	for range maxMoves {
+		if l.untilDeadline() <= 0 {
+			return l.lose(errExpired)
+		}
+		var resp *clientv3.TxnResponse
+		err := l.src.do(ctx, l.untilDeadline, func(ctx context.Context) (err error) {
+			resp, err = l.src.cli.Txn(ctx).
+				If(clientv3.Compare(clientv3.CreateRevision(l.ownerKey), "=", l.fence),
+					clientv3.Compare(clientv3.ModRevision(l.reservedKey), "=", l.rev)).
+				Then(clientv3.OpPut(l.reservedKey, reservation{R: tick, Owner: l.src.cfg.Owner}.encode())).
+				Else(clientv3.OpGet(l.ownerKey), clientv3.OpGet(l.reservedKey)).
+				Commit()
+			return err
+		})
+		switch {
+		case err != nil && l.untilDeadline() <= 0:
+			return l.lose(errExpired)
+		case err != nil:
+			return fmt.Errorf("floe: reserving worker ID %d up to tick %d: %w", l.id, tick, err)
+		case resp.Succeeded:
+			l.rev = resp.Header.Revision
+			l.reserved.Store(tick)
+			return nil
+		}
+		owner, kvs := resp.Responses[0].GetResponseRange().GetKvs(), resp.Responses[1].GetResponseRange().GetKvs()
+		if len(owner) == 0 || owner[0].CreateRevision != l.fence {
+			return l.lose(errTakenOver)
+		}
+		var rec reservation
+		l.rev = 0
+		if len(kvs) > 0 {
+			if rec, err = decodeReservation(kvs[0].Value); err != nil {
+				return l.lose(err)
+			}
+			l.rev = kvs[0].ModRevision
+		}
+		if rec.R >= tick {
+			l.reserved.Store(tick)
+			return nil
+		}
 	}
-	rctx, cancel := l.src.request(ctx)
-	resp, err := l.src.cli.Txn(rctx).
-		If(clientv3.Compare(clientv3.CreateRevision(l.ownerKey), "=", l.fence)).
-		Then(clientv3.OpPut(l.reservedKey, reservation{R: tick, Owner: l.src.cfg.Owner}.encode())).
-		Commit()
-	cancel()
-	switch {
-	case err != nil:
-		return l.lose(fmt.Errorf("reserving up to tick %d, result unknown: %w", tick, err))
-	case !resp.Succeeded:
-		return l.lose(errTakenOver)
-	}
-	l.reserved.Store(tick)
-	return nil
+	return l.lose(fmt.Errorf("the reservation changed %d times under this claim's writes", maxMoves))
 }
+
+// maxMoves bounds the writes of one Reserve that find the reservation
+// moved: by this lease's attempts without a reply, one each at most.
+const maxMoves = 4
 
 // Release stops the renewals, records last and deletes the owner key in
 // one fenced transaction, and revokes the etcd lease.
@@ -182,19 +222,24 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 		rec := reservation{R: r, Last: min(last, r), Owner: l.src.cfg.Owner}
 		ops = append(ops, clientv3.OpPut(l.reservedKey, rec.encode()))
 	}
-	rctx, cancel := l.src.request(ctx)
-	resp, err := l.src.cli.Txn(rctx).
-		If(clientv3.Compare(clientv3.CreateRevision(l.ownerKey), "=", l.fence)).
-		Then(ops...).
-		Commit()
-	cancel()
+	attempts := 0
+	var resp *clientv3.TxnResponse
+	err := l.src.call(ctx, func(ctx context.Context) (err error) {
+		attempts++
+		resp, err = l.src.cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(l.ownerKey), "=", l.fence)).
+			Then(ops...).
+			Commit()
+		return err
+	})
 	switch {
 	case err != nil:
 		l.end(workerid.ErrReleased)
 		return fmt.Errorf("floe: releasing worker ID %d: %w", l.id, err)
-	case !resp.Succeeded:
+	case !resp.Succeeded && attempts == 1:
 		return l.lose(errTakenOver)
 	}
+	// A refusal after an attempt without a reply: that attempt released.
 	l.end(workerid.ErrReleased)
 	return nil
 }
@@ -230,10 +275,14 @@ func (l *lease) keep(ctx context.Context) {
 			l.lose(errExpired)
 			return
 		}
-		sent := s.cfg.Clock.Now()
-		rctx, cancel := context.WithTimeout(ctx, min(s.cfg.RequestTimeout, left))
-		_, err := s.cli.KeepAliveOnce(rctx, l.etcdID)
-		cancel()
+		// Each attempt goes to another member than the last one that did
+		// not answer, until the deadline.
+		var sent time.Time
+		err := s.do(ctx, l.untilDeadline, func(ctx context.Context) error {
+			sent = s.cfg.Clock.Now()
+			_, err := s.cli.KeepAliveOnce(ctx, l.etcdID)
+			return err
+		})
 		next := s.renew
 		switch {
 		case err == nil:
@@ -266,8 +315,11 @@ func (l *lease) watch(ctx context.Context) {
 	defer l.wg.Done()
 	s := l.src
 	rev := l.fence + 1
+	// A member that loses its leader ends the watch: it resumes on one
+	// that has one.
+	wctx := clientv3.WithRequireLeader(ctx)
 	for {
-		for wr := range s.cli.Watch(ctx, l.ownerKey, clientv3.WithRev(rev), clientv3.WithFilterPut()) {
+		for wr := range s.cli.Watch(wctx, l.ownerKey, clientv3.WithRev(rev), clientv3.WithFilterPut()) {
 			if wr.CompactRevision != 0 || wr.Err() != nil {
 				break
 			}
@@ -288,9 +340,11 @@ func (l *lease) watch(ctx context.Context) {
 		}
 		// The watch ended (a compaction, a canceled stream): look at the
 		// key, then watch again from the revision read.
-		rctx, cancel := s.request(ctx)
-		resp, err := s.cli.Get(rctx, l.ownerKey)
-		cancel()
+		var resp *clientv3.GetResponse
+		err := s.call(ctx, func(ctx context.Context) (err error) {
+			resp, err = s.cli.Get(ctx, l.ownerKey)
+			return err
+		})
 		switch {
 		case err != nil:
 			select {

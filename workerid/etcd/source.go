@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/floeid/floe"
@@ -55,7 +57,11 @@ type Source struct {
 	ttl   time.Duration    // immutable: whole seconds
 	renew time.Duration    // immutable: interval of renewals
 	retry time.Duration    // immutable: interval of renewals after a failed one
-	guard *guard           // immutable: nil unless made by a Catalog
+	// attempt bounds one attempt of a request: TTL/6, at most the
+	// RequestTimeout. A request is tried again, on another member, until
+	// the RequestTimeout or, for a lease's, its local deadline.
+	attempt time.Duration // immutable
+	guard   *guard        // immutable: nil unless made by a Catalog
 }
 
 // guard is the sequence key a Catalog's Source claims under: a claim
@@ -104,11 +110,12 @@ func NewSource(cli *clientv3.Client, cfg Config) (*Source, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Source{
-		cli:   cli,
-		cfg:   cfg,
-		ttl:   ttl,
-		renew: ttl / 3,
-		retry: ttl / 10, // a failed renewal is retried a few times before the deadline
+		cli:     cli,
+		cfg:     cfg,
+		ttl:     ttl,
+		renew:   ttl / 3,
+		retry:   ttl / 10, // a failed renewal is retried a few times before the deadline
+		attempt: min(cfg.RequestTimeout, ttl/6),
 	}, nil
 }
 
@@ -133,6 +140,14 @@ func (s *Source) request(ctx context.Context) (context.Context, context.CancelFu
 	return context.WithTimeout(ctx, s.cfg.RequestTimeout)
 }
 
+// call runs one etcd request, fn, in attempts (do) for at most the
+// RequestTimeout.
+func (s *Source) call(ctx context.Context, fn func(ctx context.Context) error) error {
+	rctx, cancel := s.request(ctx)
+	defer cancel()
+	return s.do(rctx, nil, fn)
+}
+
 // Claim takes a free worker ID: the one this Owner held last if it is
 // free, else a free one at random. Each attempt is one
 // transaction creating the ID's owner key under a new etcd lease and
@@ -143,10 +158,14 @@ func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// A grant retried after an attempt without a reply may leave the
+	// attempt's lease, which nothing uses, to expire after its TTL.
 	sent := s.cfg.Clock.Now()
-	rctx, cancel := s.request(ctx)
-	g, err := s.cli.Grant(rctx, int64(s.ttl/time.Second))
-	cancel()
+	var g *clientv3.LeaseGrantResponse
+	err := s.call(ctx, func(ctx context.Context) (err error) {
+		g, err = s.cli.Grant(ctx, int64(s.ttl/time.Second))
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("floe: granting an etcd lease: %w", err)
 	}
@@ -170,23 +189,32 @@ func (s *Source) claim(ctx context.Context, leaseID clientv3.LeaseID, sent time.
 		order = order[1:]
 		ownerKey, reservedKey := s.ownerKey(id), s.reservedKey(id)
 		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(ownerKey), "=", 0)}
-		var orElse []clientv3.Op
+		orElse := []clientv3.Op{clientv3.OpGet(ownerKey), clientv3.OpGet(reservedKey)}
 		if s.guard != nil {
 			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(s.guard.key), "=", s.guard.gen))
 			orElse = append(orElse, clientv3.OpGet(s.guard.key))
 		}
-		rctx, cancel := s.request(ctx)
-		resp, err := s.cli.Txn(rctx).If(cmps...).Then(
-			clientv3.OpPut(ownerKey, s.cfg.Owner, clientv3.WithLease(leaseID)),
-			clientv3.OpGet(reservedKey),
-		).Else(orElse...).Commit()
-		cancel()
+		var resp *clientv3.TxnResponse
+		err := s.call(ctx, func(ctx context.Context) (err error) {
+			resp, err = s.cli.Txn(ctx).If(cmps...).Then(
+				clientv3.OpPut(ownerKey, s.cfg.Owner, clientv3.WithLease(leaseID)),
+				clientv3.OpGet(reservedKey),
+			).Else(orElse...).Commit()
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("floe: claiming worker ID %d: %w", id, err)
 		}
+		fence, reserved := resp.Header.Revision, resp.Responses[1].GetResponseRange().GetKvs()
 		if !resp.Succeeded {
+			// An attempt that got no reply may have created the key under
+			// this claim's etcd lease: then the ID is this claim's.
+			if owner := resp.Responses[0].GetResponseRange().GetKvs(); len(owner) > 0 && owner[0].Lease == int64(leaseID) {
+				fence = owner[0].CreateRevision
+				goto claimed
+			}
 			if s.guard != nil {
-				kvs := resp.Responses[0].GetResponseRange().GetKvs()
+				kvs := resp.Responses[2].GetResponseRange().GetKvs()
 				if len(kvs) == 0 || kvs[0].CreateRevision != s.guard.gen {
 					return nil, fmt.Errorf("%w: sequence at %q, generation %d", workerid.ErrNotFound, s.guard.key, s.guard.gen)
 				}
@@ -201,26 +229,28 @@ func (s *Source) claim(ctx context.Context, leaseID clientv3.LeaseID, sent time.
 			}
 			continue
 		}
-		fence := resp.Header.Revision
+	claimed:
 		var rec reservation
-		if kvs := resp.Responses[1].GetResponseRange().GetKvs(); len(kvs) > 0 {
-			if rec, err = decodeReservation(kvs[0].Value); err != nil {
+		var rev int64 // the reservation's mod revision; 0: none
+		if len(reserved) > 0 {
+			if rec, err = decodeReservation(reserved[0].Value); err != nil {
 				return nil, fmt.Errorf("floe: claiming worker ID %d: %w", id, err)
 			}
+			rev = reserved[0].ModRevision
 		}
 		floor := rec.R
 		if rec.Last != 0 {
 			// This holder may issue above Last up to R without reserving:
 			// if it dies, the next holder must start above R, not Last.
 			floor = rec.Last
-			if err := s.clearLast(ctx, id, fence, rec.R); err != nil {
+			if rev, err = s.clearLast(ctx, id, fence, rec.R, rev); err != nil {
 				return nil, err
 			}
 		}
 		if now := s.cfg.Clock.Now(); !now.Before(sent.Add(s.ttl)) {
 			return nil, fmt.Errorf("floe: claiming worker ID %d took %v, longer than the lease TTL %v", id, now.Sub(sent), s.ttl)
 		}
-		return s.newLease(id, fence, leaseID, floor, rec.R, sent), nil
+		return s.newLease(id, fence, leaseID, floor, rec.R, rev, sent), nil
 	}
 	return nil, fmt.Errorf("%w: all %d worker IDs under %q", workerid.ErrExhausted, s.cfg.IDs, s.cfg.Prefix)
 }
@@ -229,33 +259,50 @@ func (s *Source) claim(ctx context.Context, leaseID clientv3.LeaseID, sent time.
 // it reads which IDs are held again.
 const staleAfter = 4
 
-// clearLast rewrites the claimed ID's reservation without its last tick.
-func (s *Source) clearLast(ctx context.Context, id int, fence int64, r uint64) error {
-	rctx, cancel := s.request(ctx)
-	defer cancel()
-	resp, err := s.cli.Txn(rctx).
-		If(clientv3.Compare(clientv3.CreateRevision(s.ownerKey(id)), "=", fence)).
-		Then(clientv3.OpPut(s.reservedKey(id), reservation{R: r, Owner: s.cfg.Owner}.encode())).
-		Commit()
+// clearLast rewrites the claimed ID's reservation, of mod revision rev,
+// without its last tick, and returns its new mod revision. The write is
+// conditioned on rev, as every later one: an attempt without a reply that
+// etcd applies late can never bring R down.
+func (s *Source) clearLast(ctx context.Context, id int, fence int64, r uint64, rev int64) (int64, error) {
+	ownerKey, reservedKey := s.ownerKey(id), s.reservedKey(id)
+	var resp *clientv3.TxnResponse
+	err := s.call(ctx, func(ctx context.Context) (err error) {
+		resp, err = s.cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(ownerKey), "=", fence),
+				clientv3.Compare(clientv3.ModRevision(reservedKey), "=", rev)).
+			Then(clientv3.OpPut(reservedKey, reservation{R: r, Owner: s.cfg.Owner}.encode())).
+			Else(clientv3.OpGet(ownerKey), clientv3.OpGet(reservedKey)).
+			Commit()
+		return err
+	})
 	if err == nil && !resp.Succeeded {
-		err = fmt.Errorf("the owner key changed (fence %d)", fence)
+		// The write of an attempt without a reply, or another's.
+		owner, kvs := resp.Responses[0].GetResponseRange().GetKvs(), resp.Responses[1].GetResponseRange().GetKvs()
+		if len(owner) > 0 && owner[0].CreateRevision == fence && len(kvs) > 0 {
+			if rec, derr := decodeReservation(kvs[0].Value); derr == nil && rec.R == r && rec.Last == 0 {
+				return kvs[0].ModRevision, nil
+			}
+		}
+		err = fmt.Errorf("the owner key or the reservation changed (fence %d)", fence)
 	}
 	if err != nil {
-		return fmt.Errorf("floe: claiming worker ID %d: clearing the last tick: %w", id, err)
+		return 0, fmt.Errorf("floe: claiming worker ID %d: clearing the last tick: %w", id, err)
 	}
-	return nil
+	return resp.Header.Revision, nil
 }
 
 // candidates reads which IDs are held and returns the free ones in the
 // order to try: the one this Owner held last, then the others in random
 // order.
 func (s *Source) candidates(ctx context.Context) ([]int, error) {
-	rctx, cancel := s.request(ctx)
-	resp, err := s.cli.Txn(rctx).Then(
-		clientv3.OpGet(s.cfg.Prefix+"workers/", clientv3.WithPrefix(), clientv3.WithKeysOnly()),
-		clientv3.OpGet(s.cfg.Prefix+"reserved/", clientv3.WithPrefix()),
-	).Commit()
-	cancel()
+	var resp *clientv3.TxnResponse
+	err := s.call(ctx, func(ctx context.Context) (err error) {
+		resp, err = s.cli.Txn(ctx).Then(
+			clientv3.OpGet(s.cfg.Prefix+"workers/", clientv3.WithPrefix(), clientv3.WithKeysOnly()),
+			clientv3.OpGet(s.cfg.Prefix+"reserved/", clientv3.WithPrefix()),
+		).Commit()
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("floe: reading the held worker IDs: %w", err)
 	}
@@ -306,7 +353,11 @@ func (s *Source) destroyed() bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), min(s.cfg.RequestTimeout, destroyedTimeout))
 	defer cancel()
-	resp, err := s.cli.Get(ctx, s.guard.key)
+	var resp *clientv3.GetResponse
+	err := s.do(ctx, nil, func(ctx context.Context) (err error) {
+		resp, err = s.cli.Get(ctx, s.guard.key)
+		return err
+	})
 	if err != nil {
 		return false
 	}
@@ -315,9 +366,11 @@ func (s *Source) destroyed() bool {
 
 // revoke revokes an etcd lease, best effort, even when ctx has ended.
 func (s *Source) revoke(ctx context.Context, id clientv3.LeaseID) {
-	rctx, cancel := s.request(context.WithoutCancel(ctx))
-	defer cancel()
-	if _, err := s.cli.Revoke(rctx, id); err != nil {
+	err := s.call(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		_, err := s.cli.Revoke(ctx, id)
+		return err
+	})
+	if err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) && rpctypes.Error(err) != rpctypes.ErrLeaseNotFound {
 		s.cfg.Logger.Warn("revoking an etcd lease failed; it expires after its TTL",
 			"lease", int64(id), "lease_ttl", s.ttl, "err", err)
 	}
