@@ -17,8 +17,8 @@ import (
 // at most TTL after the fault began (the last renewal was sent before it);
 // it serves again within hungBack of the server answering, and no ID
 // repeats.
+// hungFor, how long the fault lasts, is the etcd member scenarios' own.
 const (
-	hungFor = 10 * time.Second
 	// hungLate is how long after its deadline a reply issued before it may
 	// still arrive at the client on a loaded machine.
 	hungLate = 250 * time.Millisecond
