@@ -48,7 +48,20 @@ func (answeringBuilder) Name() string { return balancerName }
 
 func (answeringBuilder) Build(cc balancer.ClientConn, opts balancer.BuildOptions) balancer.Balancer {
 	pb := &pickerBuilder{h: newHealth(time.Now)}
-	return base.NewBalancerBuilder(balancerName, pb, base.Config{}).Build(cc, opts)
+	return addressed{base.NewBalancerBuilder(balancerName, pb, base.Config{}).Build(cc, opts)}
+}
+
+// addressed gives the base balancer, which reads the resolver state's
+// addresses, those of the endpoints etcd's resolver sets instead.
+type addressed struct{ balancer.Balancer }
+
+func (b addressed) UpdateClientConnState(s balancer.ClientConnState) error {
+	if len(s.ResolverState.Addresses) == 0 {
+		for _, ep := range s.ResolverState.Endpoints {
+			s.ResolverState.Addresses = append(s.ResolverState.Addresses, ep.Addresses...)
+		}
+	}
+	return b.Balancer.UpdateClientConnState(s)
 }
 
 // health records, per member address, the calls waiting on it and when it
