@@ -142,16 +142,19 @@ func TestLease_EtcdFailures(t *testing.T) {
 		lostAt := time.Now()
 		restart(t, down...)
 
+		// A Reserve tries again, on another member, until the lease's
+		// local deadline; an error no attempt can mend (the member it
+		// reached stopped) returns sooner, and leaves the lease to its
+		// deadline.
 		r := busy.Reserved()
 		err := busy.Reserve(context.Background(), r+1000)
 		took := time.Since(lostAt)
-		var lost *workerid.LeaseLostError
-		if !errors.As(err, &lost) {
-			t.Fatalf("Reserve without a quorum: %v, want a *LeaseLostError", err)
+		if err == nil {
+			t.Fatal("Reserve without a quorum succeeded")
 		}
 		t.Logf("Reserve without a quorum failed after %v: %v", took.Round(time.Millisecond), err)
-		if took > renew+slop {
-			t.Errorf("Reserve without a quorum took %v, want within the request timeout %v", took, renew)
+		if took > ttl+slop {
+			t.Errorf("Reserve without a quorum took %v, want within the TTL %v", took, ttl)
 		}
 		if got := busy.Reserved(); got != r {
 			t.Errorf("Reserved() = %d after a failed Reserve, want %d", got, r)

@@ -38,24 +38,26 @@ type memberFault struct {
 }
 
 // memberFaults are the ways a member stops answering without closing its
-// connections: a black hole (bytes lost, on its client proxy and on the
-// connections the other members open to it; those that lost some close
-// when it ends, as TCP's do once their retransmissions ran out), one way
-// each, and a freeze (nothing lost, everything delivered when it ends, as
-// to a process stopped with SIGSTOP and continued: it hears nothing from
-// the others either).
+// connections, on its client proxy: a black hole (bytes lost; connections
+// that lost some close when it ends, as TCP's do once their
+// retransmissions ran out), one way each (requests lost, or applied with
+// their replies lost), and a freeze (nothing lost, everything delivered
+// when it ends, as to a process stopped with SIGSTOP and continued).
+// Toward the other members each isolates it both ways (Isolate): a loss
+// of packets one way stops a TCP connection both ways (its data one way,
+// the acknowledgments the other), and a frozen process hears nothing.
 var memberFaults = []memberFault{
-	{"black hole", func(_ *testing.T, _ *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
+	{"black hole", func(t *testing.T, ec *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
 		c.Blackhole(on)
-		m.PeerProxy.Blackhole(on)
+		ec.Isolate(t, m, on)
 	}},
-	{"black hole to member", func(_ *testing.T, _ *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
+	{"black hole to member", func(t *testing.T, ec *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
 		c.Cut(faultproxy.ToTarget, on)
-		m.PeerProxy.Cut(faultproxy.ToTarget, on)
+		ec.Isolate(t, m, on)
 	}},
-	{"black hole from member", func(_ *testing.T, _ *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
+	{"black hole from member", func(t *testing.T, ec *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
 		c.Cut(faultproxy.ToClient, on)
-		m.PeerProxy.Cut(faultproxy.ToClient, on)
+		ec.Isolate(t, m, on)
 	}},
 	{"frozen", func(t *testing.T, ec *etcdtest.Cluster, m *etcdtest.Member, c *faultproxy.Proxy, on bool) {
 		c.Freeze(on)
