@@ -36,12 +36,32 @@
 //
 // Reserve is one transaction:
 //
-//	If(CreateRevision(workers/<id>) == fence) Then(Put(reserved/<id>, R))
+//	If(CreateRevision(workers/<id>) == fence && ModRevision(reserved/<id>) == last)
+//	Then(Put(reserved/<id>, R))
 //
-// Only a succeeded transaction raises R. A refused one, an error or a
-// timeout (whose result is unknown) ends the lease. Release writes the last
-// tick and deletes the owner key in one fenced transaction, then revokes
-// the etcd lease.
+// where last is the mod revision of the reservation this lease last wrote
+// or read. Only a succeeded transaction, or a reservation read at R or
+// above, raises R here. A refused one ends the lease when the owner key is
+// not this claim's. An attempt that gets no reply (its result unknown) is
+// tried again, on another member, until the lease's local deadline: the
+// condition on the mod revision makes an attempt etcd applies late a
+// no-op, so R never goes down. Release writes the last tick and deletes
+// the owner key in one fenced transaction, then revokes the etcd lease.
+//
+// # A member that stops answering
+//
+// A member that hangs with its connections open (a frozen process, a
+// network dropping its packets) while the others keep a quorum costs a
+// lease nothing: every request is made in attempts of TTL/6 at most
+// (RequestTimeout at most), each asking for a member with a leader, and
+// one that gets no reply is tried again at once; the balancer of
+// ClientConfig (applied by Dial) then sends requests to the other
+// members, setting aside for a cool-down a member a request waited 300 ms
+// on with nothing heard from it. A request ends at its bound: the
+// RequestTimeout, or the lease's local deadline for renewals and
+// reservations. A client made by clientv3.New alone keeps sending the
+// silent member its share of requests, and a lease whose renewals reach
+// it may be lost.
 //
 // # What the TTL promises
 //
@@ -73,6 +93,12 @@
 // lease lost".
 //
 // # Connecting
+//
+// Dial and ClientConfig also give the client gRPC keepalives (a 10 s
+// ping, closed after 2 s without an answer), which move the watches off a
+// silent member, and a reconnect back-off of ReconnectDelay (500 ms) at
+// most, so a member back after a fault takes requests again within about
+// that.
 //
 // The etcd client retries an endpoint that refuses the connection or fails
 // the TLS handshake in the background, and reports only its deadline:

@@ -31,7 +31,11 @@ type Config struct {
 	// holder that cannot renew keeps its lease. Default 10 s, at least
 	// 1 s, rounded up to whole seconds (etcd's unit).
 	TTL time.Duration
-	// RequestTimeout bounds each etcd request. Default TTL/3.
+	// RequestTimeout bounds each etcd request of a claim, a release or a
+	// revocation, all its attempts together; a renewal's or a
+	// reservation's attempts go on until the lease's local deadline. One
+	// attempt takes TTL/6 at most, and RequestTimeout at most; one that
+	// gets no reply is tried again on another member. Default TTL/3.
 	RequestTimeout time.Duration
 	// Owner names this process in the owner keys and reservations; a claim
 	// prefers the worker ID this Owner held last. Give each process a
