@@ -54,7 +54,7 @@ var allowed = map[string][]string{
 var thirdParty = map[string][]string{
 	"redisgen":        {"github.com/redis/go-redis/v9"},
 	"internal/server": {"github.com/prometheus/client_golang"},
-	"workerid/etcd":   {"go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/api/v3"},
+	"workerid/etcd":   {"go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/api/v3", "google.golang.org/grpc"},
 	"workerid/redis":  {"github.com/redis/go-redis/v9"},
 }
 
