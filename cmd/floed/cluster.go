@@ -128,7 +128,12 @@ func (c *Config) connectEtcd(ctx context.Context, log *slog.Logger, clock floe.C
 	// claim. The key is under the cluster's prefix, which a user limited
 	// to /floe/ may read.
 	prefix := "/floe/v1/" + c.Cluster + "/"
-	if _, err := cli.Get(ctx, prefix, clientv3.WithCountOnly()); err != nil {
+	// In attempts of a second: a member that does not answer costs one.
+	err = etcd.Attempts(ctx, time.Second, func(ctx context.Context) error {
+		_, err := cli.Get(ctx, prefix, clientv3.WithCountOnly())
+		return err
+	})
+	if err != nil {
 		cli.Close()
 		return nil, c.etcdErr(eps, err)
 	}

@@ -31,6 +31,19 @@ func (s *Source) do(ctx context.Context, left func() time.Duration, fn func(ctx 
 	return attempts(ctx, s.attempt, left, fn)
 }
 
+// Attempts runs one etcd request of an application's own, fn, as the
+// Source and the Catalog run theirs: one attempt at a time, each bounded
+// by attempt and asking for a member with a leader, until one succeeds or
+// fails for good (an error other than no reply, no leader, a lost
+// connection or an overloaded member) or ctx ends. With a client of
+// ClientConfig, an attempt that got no reply sends the next to another
+// member. It returns the last attempt's error. fn must be a request that
+// may be applied twice: a read, or a transaction whose conditions make a
+// second application a no-op.
+func Attempts(ctx context.Context, attempt time.Duration, fn func(ctx context.Context) error) error {
+	return attempts(ctx, attempt, nil, fn)
+}
+
 // attempts is do with attempts bounded by attempt.
 func attempts(ctx context.Context, attempt time.Duration, left func() time.Duration, fn func(ctx context.Context) error) error {
 	ctx = clientv3.WithRequireLeader(ctx)
