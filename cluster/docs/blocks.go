@@ -9,7 +9,8 @@
 //
 //	<!-- doctest: etcd; want ^\d+$ -->
 //
-// Directives, separated by ";":
+// Directives, separated by ";"; skip and want take the rest of the
+// comment as their argument, so they come last:
 //
 //	skip REASON  do not run it; REASON says what checks it instead
 //	repo         run in the repository's root (default: an empty directory)
@@ -169,13 +170,19 @@ func fenceOf(line string) string {
 // parseDirectives reads the text of a doctest comment.
 func parseDirectives(s string) (Directives, error) {
 	var d Directives
-	for part := range strings.SplitSeq(s, ";") {
-		part = strings.TrimSpace(part)
-		if part == "" {
+	for rest := strings.TrimSpace(s); rest != ""; {
+		part, more, _ := strings.Cut(rest, ";")
+		word, arg, _ := strings.Cut(strings.TrimSpace(part), " ")
+		if word == "skip" || word == "want" {
+			// Its text runs to the end of the comment, semicolons and all.
+			_, arg, _ = strings.Cut(strings.TrimSpace(rest), " ")
+			more = ""
+		}
+		rest = strings.TrimSpace(more)
+		arg = strings.TrimSpace(arg)
+		if word == "" {
 			continue
 		}
-		word, arg, _ := strings.Cut(part, " ")
-		arg = strings.TrimSpace(arg)
 		needArg := func() error {
 			if arg == "" {
 				return fmt.Errorf("doctest: %q needs an argument", word)

@@ -22,6 +22,8 @@ func TestParse(t *testing.T) {
 			[]string{"sh|kubectl apply -f x\n|skip=needs kubectl: cluster/kube decodes it"}},
 		{"serve, continue, repo", "<!-- doctest: repo; serve http://localhost:4445/readyz -->\n```sh\na\n```\n<!-- doctest: continue -->\n```sh\nb\n```\n",
 			[]string{"sh|a\n|repo serve=http://localhost:4445/readyz", "sh|b\n|continue"}},
+		{"skip and want run to the comment's end", "<!-- doctest: skip CI runs it; so does .ci/run -->\n```sh\nx\n```\n<!-- doctest: floed; want a;b -->\n```sh\ny\n```\n",
+			[]string{"sh|x\n|skip=CI runs it; so does .ci/run", "sh|y\n|floed want=a;b"}},
 		{"a fence in a list item", "- step:\n\n  ```sh\n  floed &\n  curl x\n  ```\n", []string{"sh|floed &\ncurl x\n|"}},
 		{"a longer fence holds a shorter one", "````md\n```sh\nx\n```\n````\n", []string{"md|```sh\nx\n```\n|"}},
 		{"tildes", "~~~sh\nx\n~~~\n", []string{"sh|x\n|"}},

@@ -2,7 +2,6 @@ package docs_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -173,52 +172,44 @@ func goEnv(t *testing.T) []string {
 }
 
 // buildGo compiles and vets every Go block as written, each as a package
-// of the cluster module (overlaid: nothing is written to the checkout),
-// and returns the program built from each block of package main, by
-// block.
+// of the cluster module in a directory of its own under a temporary
+// directory of this package's (named with a leading "_", which the go
+// command's patterns such as ./... leave out), and returns the program
+// built from each block of package main, by block.
 func buildGo(t *testing.T, blocks []docs.Block) map[string]string {
 	t.Helper()
-	dir := t.TempDir()
-	here, err := os.Getwd()
+	here, err := os.MkdirTemp(".", "_doctest")
 	if err != nil {
 		t.Fatal(err)
 	}
-	overlay := map[string]string{}
-	pkgs := map[string]docs.Block{} // by package directory, relative to here
+	t.Cleanup(func() { os.RemoveAll(here) })
+	pkgs := map[string]docs.Block{} // by package directory
 	var order []string
 	for i, b := range blocks {
 		if b.Lang != "go" {
 			continue
 		}
-		m := regexp.MustCompile(`(?m)^package (\w+)`).FindStringSubmatch(b.Body)
-		if m == nil {
+		if !regexp.MustCompile(`(?m)^package \w+`).MatchString(b.Body) {
 			t.Errorf("%v: a Go block must be a whole file, starting with its package clause", b)
 			continue
 		}
 		pkg := fmt.Sprintf("zzblock%03d", i)
-		src := filepath.Join(dir, pkg+".go")
-		if err := os.WriteFile(src, []byte(b.Body), 0o644); err != nil {
+		if err := os.Mkdir(filepath.Join(here, pkg), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		overlay[filepath.Join(here, pkg, "main.go")] = src
+		if err := os.WriteFile(filepath.Join(here, pkg, "main.go"), []byte(b.Body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		pkgs[pkg] = b
-		order = append(order, "./"+pkg)
+		order = append(order, "./"+filepath.Join(here, pkg))
 	}
 	if len(order) == 0 {
 		return nil
 	}
-	ov, err := json.Marshal(map[string]any{"Replace": overlay})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ovFile := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(ovFile, ov, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "bin")
+	out := t.TempDir()
 	for _, args := range [][]string{
-		append([]string{"build", "-overlay", ovFile, "-o", out + "/"}, order...),
-		append([]string{"vet", "-overlay", ovFile}, order...),
+		append([]string{"build", "-o", out + "/"}, order...),
+		append([]string{"vet"}, order...),
 	} {
 		cmd := exec.Command("go", args...)
 		if b, err := cmd.CombinedOutput(); err != nil {
