@@ -193,6 +193,11 @@ func buildGo(t *testing.T, blocks []docs.Block) map[string]string {
 			t.Errorf("%v: a Go block must be a whole file, starting with its package clause", b)
 			continue
 		}
+		for _, ignored := range []string{", _ :=", ", _ =", "\t_ =", "\t_ :="} {
+			if strings.Contains(b.Body, ignored) {
+				t.Errorf("%v: a value dropped with %q: a document's program handles every error", b, strings.TrimSpace(ignored))
+			}
+		}
 		pkg := fmt.Sprintf("zzblock%03d", i)
 		if err := os.Mkdir(filepath.Join(here, pkg), 0o755); err != nil {
 			t.Fatal(err)
