@@ -20,11 +20,11 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 )
 
-// readmeACL returns the arguments of the README's "ACL SETUSER" for floed's
+// documentedACL returns the arguments of the "ACL SETUSER" of docs/clusters.md for floed's
 // Redis user, after "ACL SETUSER": the comment lines that hold it, joined.
-func readmeACL(t *testing.T) []string {
+func documentedACL(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/clusters.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func readmeACL(t *testing.T) []string {
 		}
 	}
 	if len(words) == 0 {
-		t.Fatal("README.md has no ACL SETUSER line")
+		t.Fatal("docs/clusters.md has no ACL SETUSER line")
 	}
 	return words
 }
@@ -65,16 +65,16 @@ func setUser(t *testing.T, admin *goredis.Client, addr string, args ...string) *
 	return rdb
 }
 
-// The README's ACL user runs floed's whole life of a sequence: create,
+// The ACL user of docs/clusters.md runs floed's whole life of a sequence: create,
 // attach (claim, reserve, hear destroys), destroy, and create again, and
 // the new generation's sequencer issues above the tick the destroyed one
 // reserved (an hour ahead of the clock here, so that the clock alone does
 // not carry the new generation past it).
-func TestREADMEACL(t *testing.T) {
+func TestDocumentedACL(t *testing.T) {
 	t.Parallel()
-	acl := readmeACL(t)
+	acl := documentedACL(t)
 	if acl[0] != "floe" || !slices.Contains(acl, ">secret") {
-		t.Fatalf("README's ACL is %q, want user floe with password secret", acl)
+		t.Fatalf("docs/clusters.md's ACL is %q, want user floe with password secret", acl)
 	}
 	srv := redistest.Start(t, safeArgs...)
 	rdb := setUser(t, newClient(t, srv.Addr), srv.Addr, acl...)
