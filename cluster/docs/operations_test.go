@@ -12,6 +12,11 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// runbookURL is the address of the runbook's sections on GitHub, up to
+// the fragment: each rule's runbook_url annotation is it and the
+// fragment of its section.
+const runbookURL = "https://github.com/floeid/floe/blob/main/docs/operations.md#"
+
 // alertsFile holds the alerting rules whose runbook docs/operations.md
 // keeps, relative to root.
 const alertsFile = "deploy/prometheus/floed-alerts.yml"
@@ -21,9 +26,10 @@ const operationsFile = "docs/operations.md"
 
 // alertRule is an alerting rule, as far as its runbook section says it.
 type alertRule struct {
-	Alert  string            `json:"alert"`
-	Expr   string            `json:"expr"`
-	Labels map[string]string `json:"labels"`
+	Alert       string            `json:"alert"`
+	Expr        string            `json:"expr"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
 }
 
 // alertRules reads the alerting rules of alertsFile, in its order.
@@ -119,6 +125,7 @@ func runbook(t *testing.T) []section {
 // exactly as the alert, and none for an alert that does not exist. Each
 // section's first paragraph gives the rule's expression and severity, and
 // the section says what the alert means, what to check and what to do.
+// Each rule's runbook_url annotation points at its section.
 func TestOperations_Runbook(t *testing.T) {
 	rules := alertRules(t)
 	secs := runbook(t)
@@ -141,6 +148,9 @@ func TestOperations_Runbook(t *testing.T) {
 			}
 			if sev := r.Labels["severity"]; !strings.Contains(first, sev) {
 				t.Errorf("%s:%d: the section's first paragraph does not give the rule's severity %q:\n%s", operationsFile, s.line, sev, first)
+			}
+			if got, want := r.Annotations["runbook_url"], runbookURL+anchor(s.title); got != want {
+				t.Errorf("%s: the runbook_url of %s is %q, want %q (its section, %s:%d)", alertsFile, r.Alert, got, want, operationsFile, s.line)
 			}
 			for _, part := range []string{"**What it means.**", "**What to check.**", "**What to do.**"} {
 				if !strings.Contains(s.body, part) {
