@@ -47,7 +47,7 @@ func ids(t *testing.T, next func(clock *floetest.Clock) (text string, raw []byte
 // many servers, id96's text is not ("." and "_" are ignored at first and
 // case is secondary), and neither is id80's under a locale where "aa" is
 // a letter of its own (Danish); id64's digits sort alike under all of
-// them. The package docs and the README say so, and this test backs them.
+// them. The package docs and docs/formats.md say so, and this test backs them.
 func TestTextOrder(t *testing.T) {
 	s := pgtest.Start(t)
 	formats := []struct {
@@ -146,11 +146,11 @@ func gen64(t *testing.T) ([]string, [][]byte) {
 	})
 }
 
-// TestTextOrder_Documented: where the README and the packages promise that
+// TestTextOrder_Documented: where docs/formats.md and the packages promise that
 // text sorts in ID order, they name the collation that TestTextOrder shows
 // it takes.
 func TestTextOrder_Documented(t *testing.T) {
-	for _, path := range []string{"../../README.md", "../../id96/doc.go", "../../id80/doc.go"} {
+	for _, path := range []string{"../../docs/formats.md", "../../id96/doc.go", "../../id80/doc.go"} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
