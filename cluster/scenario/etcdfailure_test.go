@@ -100,10 +100,8 @@ func TestScenario_EtcdFailures(t *testing.T) {
 		}
 		d := b.at.Sub(restored)
 		t.Logf("%s served again %v after the quorum returned", name, d.Round(time.Millisecond))
-		// Failed claims back off to 250 ms at most; a claim in flight
-		// when the quorum returns may still wait out its etcd request.
-		if d > 5*time.Second {
-			t.Errorf("%s served again %v after the quorum returned, want within 5 s", name, d)
+		if d > healBound {
+			t.Errorf("%s served again %v after the quorum returned, want within %v", name, d, healBound)
 		}
 	}
 	down[1].Restart(t)

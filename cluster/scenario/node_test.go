@@ -27,6 +27,13 @@ const (
 	window = time.Second
 	// requestTimeout is the etcd Source's default: a third of the TTL.
 	requestTimeout = ttl / 3
+	// healBound is the longest a node or sequencer may take to serve again
+	// once etcd answers again (a partition healed, a quorum back): a claim
+	// request sent during the fault waits out its requestTimeout, a failed
+	// claim backs off 250 ms at most (sequencer's faultRetry), and a claim
+	// takes a few round trips, given a second on a loaded machine (-race
+	// took up to 741 ms in all).
+	healBound = requestTimeout + 250*time.Millisecond + time.Second
 )
 
 // etcdNode returns the flags of a floed node of cluster on the etcd

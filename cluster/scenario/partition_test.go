@@ -66,10 +66,8 @@ func TestScenario_Partition(t *testing.T) {
 		t.Fatalf("a issued nothing within 15 s of the heal, with worker ID %d free; /readyz: %v", spare, a.Ready())
 	}
 	t.Logf("a served again %v after the heal", again.at.Sub(healed).Round(time.Millisecond))
-	// Its claims back off to 250 ms at most, and each failed one costs a
-	// bounded catalog read.
-	if d := again.at.Sub(healed); d > 5*time.Second {
-		t.Errorf("a served again %v after the heal, want within 5 s", d)
+	if d := again.at.Sub(healed); d > healBound {
+		t.Errorf("a served again %v after the heal, want within %v", d, healBound)
 	}
 	time.Sleep(300 * time.Millisecond)
 	fa.halt()

@@ -87,6 +87,9 @@ func seqLeaseLost(t *testing.T, c coordinator, fault func(p *faultproxy.Proxy), 
 		t.Fatalf("a issued nothing within 10 s of the heal, with worker ID %d free: %s", spare, why)
 	}
 	t.Logf("a served again %v after the heal", again.at.Sub(healed).Round(time.Millisecond))
+	if d := again.at.Sub(healed); d > healBound {
+		t.Errorf("a served again %v after the heal, want within %v", d, healBound)
+	}
 	fa.waitIDs(t, 100, healed, 5*time.Second)
 	fa.halt()
 	fb.halt()
