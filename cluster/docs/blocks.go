@@ -18,7 +18,9 @@
 //	redis        a redis-server on localhost:6379, AOF appendfsync always
 //	floed        a zero-configuration floed (noeq :4444, HTTP :4445) first
 //	postgres     an sql block: run by psql on a new PostgreSQL database
-//	serve URL    the block keeps running: it passes once URL answers 2xx
+//	serve URL    the block's last command keeps running (a daemon): it runs
+//	             in the background, the lines before it in the session's
+//	             shell; the block passes once URL answers 2xx
 //	continue     run in the session of the block before: same network,
 //	             directory, HOME and background processes
 //	want REGEXP  its standard output must match REGEXP
@@ -225,4 +227,20 @@ func parseDirectives(s string) (Directives, error) {
 		}
 	}
 	return d, nil
+}
+
+// Daemon splits the body of a serve block into the lines the session's
+// shell runs first and its last command, which keeps running: the last
+// line that is not empty or a comment, with the lines it continues (a
+// line ending in a backslash continues on the next).
+func (b Block) Daemon() (before, last string) {
+	lines := strings.Split(strings.TrimRight(b.Body, "\n"), "\n")
+	i := len(lines) - 1
+	for i > 0 && (strings.TrimSpace(lines[i]) == "" || strings.HasPrefix(strings.TrimSpace(lines[i]), "#")) {
+		i--
+	}
+	for i > 0 && strings.HasSuffix(lines[i-1], "\\") {
+		i--
+	}
+	return strings.Join(lines[:i], "\n"), strings.Join(lines[i:], "\n")
 }

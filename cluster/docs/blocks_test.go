@@ -132,3 +132,22 @@ func TestSentences(t *testing.T) {
 		t.Errorf("got %v, want %s", got, want)
 	}
 }
+
+func TestBlock_Daemon(t *testing.T) {
+	tests := []struct {
+		name, body, before, last string
+	}{
+		{"one command", "floed\n", "", "floed"},
+		{"lines before it", "export A=1\nfloed --a\n", "export A=1", "floed --a"},
+		{"a trailing comment", "export A=1\nfloed\n# then ask it\n\n", "export A=1", "floed\n# then ask it"},
+		{"continued lines", "cd x\nfloed --a \\\n  --b\n", "cd x", "floed --a \\\n  --b"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before, last := docs.Block{Body: tc.body}.Daemon()
+			if before != tc.before || last != tc.last {
+				t.Errorf("got %q, %q; want %q, %q", before, last, tc.before, tc.last)
+			}
+		})
+	}
+}

@@ -290,7 +290,9 @@ func runSession(t *testing.T, bin string, progs map[string]string, blocks []docs
 		}
 		fmt.Fprintf(&sh, "echo %d >%q/current\n", i, tmp)
 		if b.Serve != "" {
-			fmt.Fprintf(&sh, "{\n%s\n} >%[2]q/out.%[3]d 2>%[2]q/err.%[3]d &\nwaitfor out.%[3]d %[4]q\n", body, tmp, i, "curl -sf "+b.Serve)
+			before, daemon := b.Daemon()
+			fmt.Fprintf(&sh, "{\n%s\n:\n} >%[2]q/out.%[3]d 2>%[2]q/err.%[3]d\n", before, tmp, i)
+			fmt.Fprintf(&sh, "{\n%s\n} >>%[2]q/out.%[3]d 2>>%[2]q/err.%[3]d &\nwaitfor out.%[3]d %[4]q\n", daemon, tmp, i, "curl -sf "+b.Serve)
 			continue
 		}
 		fmt.Fprintf(&sh, "{\n%s\n} >%[2]q/out.%[3]d 2>%[2]q/err.%[3]d\n", body, tmp, i)
