@@ -3,7 +3,6 @@ package docs_test
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -166,9 +165,6 @@ func TestOperations_Runbook(t *testing.T) {
 	}
 }
 
-// localLink is a link to a heading of the same file.
-var localLink = regexp.MustCompile(`\]\(#([^)]+)\)`)
-
 // anchor returns the fragment a heading gets on GitHub: lower case, with
 // spaces as hyphens and other punctuation dropped.
 func anchor(title string) string {
@@ -182,24 +178,4 @@ func anchor(title string) string {
 		}
 	}
 	return b.String()
-}
-
-// TestOperations_Anchors checks that every link of docs/operations.md to
-// one of its own headings names a heading it has.
-func TestOperations_Anchors(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, operationsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	have := make(map[string]bool)
-	for _, s := range sections(string(b)) {
-		have[anchor(s.title)] = true
-	}
-	for i, line := range strings.Split(string(b), "\n") {
-		for _, m := range localLink.FindAllStringSubmatch(line, -1) {
-			if !have[m[1]] {
-				t.Errorf("%s:%d: a link to #%s, which no heading of the file makes", operationsFile, i+1, m[1])
-			}
-		}
-	}
 }
