@@ -199,13 +199,16 @@ func (k ticks) tick(t time.Time) uint64 {
 	return uint64(d / k.unit)
 }
 
-// tickTime returns the start of tick, clamped where the time since the
-// epoch would overflow a time.Duration (id96's ticks after 2262).
+// tickTime returns the start of tick. It adds in steps that fit a
+// time.Duration: the time since the epoch of id96's ticks after 2262 does
+// not.
 func (k ticks) tickTime(tick uint64) time.Time {
-	if tick > uint64(math.MaxInt64/k.unit) {
-		return k.epoch.Add(math.MaxInt64)
+	t := k.epoch
+	step := uint64(math.MaxInt64 / k.unit)
+	for ; tick > step; tick -= step {
+		t = t.Add(time.Duration(step) * k.unit)
 	}
-	return k.epoch.Add(time.Duration(tick) * k.unit)
+	return t.Add(time.Duration(tick) * k.unit)
 }
 
 // end is when the format's time runs out.

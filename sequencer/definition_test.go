@@ -152,3 +152,23 @@ func TestDefinition_WorkerIDs(t *testing.T) {
 		})
 	}
 }
+
+func TestDefinition_End(t *testing.T) {
+	tests := []struct {
+		name string
+		d    sequencer.Definition
+		want string
+	}{
+		{"id64 twitter", sequencer.Definition{}, "2080-07-10T17:30:30.209Z"},
+		{"id80", sequencer.Definition{Format: sequencer.Format80}, "2079-09-07T15:47:35.552Z"},
+		// Past what a time.Duration since the epoch holds (2262).
+		{"id96", sequencer.Definition{Format: sequencer.Format96}, "2554-07-21T23:34:33.709551616Z"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.d.End().UTC().Format(time.RFC3339Nano); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
