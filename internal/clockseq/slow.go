@@ -57,12 +57,16 @@ func (s *Seq) slow(n uint64) (tick, seq, count uint64, err error) {
 			budget = max(budget, 2*time.Duration(s.unit))
 		}
 		if waited+d > budget {
+			behind := d
 			if !exhaust {
 				s.mu.Lock()
 				s.refusedBehind(st)
 				s.mu.Unlock()
+				// How far the clock is behind, not how long it would take
+				// to come within reach (Borrow reaches MaxAhead sooner).
+				behind = time.Duration(s.TickStart(st>>s.tshift) - now)
 			}
-			return 0, 0, 0, &floe.ClockError{Policy: s.policy, Behind: d, Waited: waited}
+			return 0, 0, 0, &floe.ClockError{Policy: s.policy, Behind: behind, Waited: waited}
 		}
 		if s.r.sleeper != nil {
 			s.r.sleeper.Sleep(d)
