@@ -265,3 +265,33 @@ func TestSequencer_LostAtCeiling(t *testing.T) {
 		}
 	}
 }
+
+// TestSequencer_NotReadyAtCeiling: while the write that extends the
+// reservation has no answer and the clock passes the reservation, Ready
+// says so, before the lease's deadline; once the write returns it is ready
+// again.
+func TestSequencer_NotReadyAtCeiling(t *testing.T) {
+	clock := floetest.NewClock(start)
+	ds := newDeadlineSource(clock)
+	sq := open(t, sequencer.Config{Source: ds, Clock: clock, Window: time.Second})
+	next64(t, sq, 10)
+	unstall := ds.stallWrites(t)
+	clock.Step(450 * time.Millisecond) // under half a window left: the keeper writes, and hangs
+	ds.awaitStalled(t)
+	if err := sq.Ready(); err != nil {
+		t.Fatalf("Ready below the reservation = %v, want nil", err)
+	}
+	clock.Step(time.Second) // past the reservation; the lease is renewed (deadline 500 ms ahead)
+	err := sq.Ready()
+	var nr *sequencer.NotReadyError
+	if !errors.As(err, &nr) || nr.State != sequencer.Serving {
+		t.Fatalf("Ready past the reservation with its write hung = %v, want a *NotReadyError while Serving", err)
+	}
+	unstall()
+	for deadline := time.Now().Add(10 * time.Second); sq.Ready() != nil; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready 10 s after the write returned: %v", sq.Ready())
+		}
+	}
+	next64(t, sq, 10)
+}

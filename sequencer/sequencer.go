@@ -383,9 +383,10 @@ func (s *Sequencer) shut() (*term, bool) {
 
 // Ready returns nil when the sequencer can issue now, else a
 // *NotReadyError saying why not: it holds no worker ID, its lease passed
-// its local deadline, the reservation cannot be extended, or the clock is
-// behind the reservation of the worker ID's previous holder (policies Wait
-// and Fail; Borrow runs up to MaxAhead ahead of it).
+// its local deadline, the reservation cannot be extended, the clock passed
+// the reservation while its extension waits for the coordinator, or the
+// clock is behind the reservation of the worker ID's previous holder
+// (policies Wait and Fail; Borrow runs up to MaxAhead ahead of it).
 func (s *Sequencer) Ready() error {
 	t := s.term.Load()
 	if t == nil {
@@ -398,6 +399,12 @@ func (s *Sequencer) Ready() error {
 		return &NotReadyError{Name: s.name, State: Serving, Reason: "the reservation cannot be extended"}
 	}
 	now := s.clock.Now()
+	if s.ticks.tick(now) > t.durable.Load() {
+		// A call would wait at the ceiling: the write that extends the
+		// reservation has no answer yet (a coordinator cut off or without
+		// a quorum), though the lease has time left.
+		return &NotReadyError{Name: s.name, State: Serving, Reason: "the clock passed the reservation, and its extension is not acknowledged yet"}
+	}
 	if s.policy == floe.Borrow {
 		now = now.Add(s.maxAhead)
 	}

@@ -197,7 +197,7 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 		`floe_reservation_headroom_seconds{seq="default"}`,
 		`floe_clock_behind_seconds{seq="default"} 0`,
 		`floe_epoch_exhaustion_timestamp_seconds{seq="default"} 3.48785823e+09`, // 2080-07-10
-		`floe_epoch_exhaustion_timestamp_seconds{seq="guid"} 9.223372036e+09`,   // 2262
+		`floe_epoch_exhaustion_timestamp_seconds{seq="guid"} 1.8446744073e+10`,  // 2554: 2^64 ns after 1970
 		`floe_request_batch_size_bucket{proto="http",le="8"} 1`,
 		`floe_build_info{goversion="` + runtime.Version() + `",revision="3b95ecd4d790",version="v1.2.3"} 1`,
 		`floe_ready 1`,
