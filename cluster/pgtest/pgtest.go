@@ -1,7 +1,16 @@
 // Package pgtest starts real PostgreSQL servers for tests, each on a free
 // loopback port with its own data directory, and stops them when the test
-// ends. Tests talk to them through psql: the module takes no Go database
-// driver.
+// ends. Tests talk to them through psql, or through database/sql with the
+// pgx driver (DB), for what only a real driver shows: how a Go value goes
+// into a column.
+//
+// Start runs the PostgreSQL that Debian ships (15 here). Start18 runs
+// PostgreSQL 18, the first with uuidv7(), uuid_extract_version and
+// uuid_extract_timestamp, from the binaries that scripts/pg18 fetches once
+// into a cache directory outside the checkout (FLOE_PG18 names it; .ci/run
+// runs the script). A developer gets the same with:
+//
+//	scripts/pg18
 //
 // PostgreSQL refuses to run as root, and CI runs as root: a test running as
 // root starts initdb and postgres as the user postgres (which Debian's
@@ -49,7 +58,11 @@ type Server struct {
 }
 
 // bins are the PostgreSQL programs.
-type bins struct{ initdb, postgres, psql string }
+type bins struct {
+	initdb, postgres, psql string
+	lib                    string // LD_LIBRARY_PATH for initdb and postgres; "": the system's
+	major                  int    // the major version postgres must have; 0: any
+}
 
 // Start runs initdb and postgres on a free loopback port and waits until
 // the server answers. The database cluster has UTF-8 encoding and ICU's
@@ -60,7 +73,12 @@ type bins struct{ initdb, postgres, psql string }
 // CI must install it. The server stops when the test ends.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
-	b := lookPath(tb)
+	return startWith(tb, lookPath(tb))
+}
+
+// startWith runs the programs b as Start says.
+func startWith(tb testing.TB, b bins) *Server {
+	tb.Helper()
 	dir, err := os.MkdirTemp("", "pgtest-")
 	if err != nil {
 		tb.Fatal(err)
@@ -81,6 +99,7 @@ func Start(tb testing.TB) *Server {
 			tb.Fatal(err)
 		}
 	}
+	s.checkVersion(tb)
 	initdb := s.command(b.initdb, "-D", data, "-U", superuser, "-A", "trust", "-E", "UTF8",
 		"--locale=C", "--locale-provider=icu", "--icu-locale=und", "--no-sync")
 	if out, err := initdb.CombinedOutput(); err != nil {
@@ -102,13 +121,42 @@ func Start(tb testing.TB) *Server {
 }
 
 // command returns a command that runs as the server's user, in its own
-// process group, in dir, with no PG* variable of the test's environment.
+// process group, in dir, with no PG* variable of the test's environment,
+// and with the bins' lib as LD_LIBRARY_PATH when they have one.
 func (s *Server) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = s.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: s.cred}
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "PG") })
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "PG") || s.bins.lib != "" && strings.HasPrefix(kv, "LD_LIBRARY_PATH=")
+	})
+	if s.bins.lib != "" {
+		cmd.Env = append(cmd.Env, "LD_LIBRARY_PATH="+s.bins.lib)
+	}
 	return cmd
+}
+
+// checkVersion runs "postgres --version" as the server's user, which
+// shows that the user can reach and run the binaries, and fails tb unless
+// the major version is the one wanted.
+func (s *Server) checkVersion(tb testing.TB) {
+	tb.Helper()
+	out, err := s.command(s.bins.postgres, "--version").CombinedOutput()
+	if err != nil {
+		who := "the test's user"
+		if s.cred != nil {
+			who = fmt.Sprintf("uid %d (the user the server runs as, since the test runs as root; every directory above it must be open to others: chmod o+x)", s.cred.Uid)
+		}
+		tb.Fatalf("%s --version as %s: %v\n%s", s.bins.postgres, who, err, out)
+	}
+	if s.bins.major == 0 {
+		return
+	}
+	// "postgres (PostgreSQL) 18.4", "postgres (PostgreSQL) 15.14 (Debian 15.14-0+deb12u1)"
+	_, v, _ := strings.Cut(string(out), "(PostgreSQL) ")
+	if major, _, _ := strings.Cut(v, "."); major != strconv.Itoa(s.bins.major) {
+		tb.Fatalf("%s is not PostgreSQL %d: it says %q", s.bins.postgres, s.bins.major, strings.TrimSpace(string(out)))
+	}
 }
 
 func (s *Server) start(port int) error {
@@ -207,39 +255,32 @@ var libDir = "/usr/lib/postgresql"
 // ends a test.
 var postgresql = &skiptest.Program{Helper: "pgtest", Need: "PostgreSQL", Install: "postgresql"}
 
-// lookPath finds initdb, postgres and psql: in PATH, else in the newest
-// libDir/VERSION/bin, where Debian installs the first two.
+// lookPath finds initdb, postgres and psql as lookDebian does.
 func lookPath(tb testing.TB) bins {
 	tb.Helper()
-	var dirs []string
-	if matches, _ := filepath.Glob(filepath.Join(libDir, "*", "bin")); matches != nil {
-		slices.SortFunc(matches, func(a, b string) int { return version(b) - version(a) })
-		dirs = matches
+	return bins{initdb: lookDebian(tb, "initdb"), postgres: lookDebian(tb, "postgres"), psql: lookDebian(tb, "psql")}
+}
+
+// lookDebian finds a PostgreSQL program: in PATH, else in the newest
+// libDir/VERSION/bin, where Debian installs initdb and postgres. Without
+// it, it ends tb as postgresql.Missing does.
+func lookDebian(tb testing.TB, name string) string {
+	tb.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
 	}
-	find := func(name string) (string, error) {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-		for _, d := range dirs {
-			p := filepath.Join(d, name)
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			}
-		}
-		return "", fmt.Errorf("%s not found in PATH or %s", name, filepath.Join(libDir, "*", "bin"))
-	}
-	var b bins
-	var err error
-	for _, f := range []struct {
-		dst  *string
-		name string
-	}{{&b.initdb, "initdb"}, {&b.postgres, "postgres"}, {&b.psql, "psql"}} {
-		if *f.dst, err = find(f.name); err != nil {
-			postgresql.Missing(tb, err, fmt.Sprintf("PostgreSQL: %v (apt-get install postgresql)", err),
-				fmt.Sprintf("PostgreSQL: %v (Debian: apt-get install postgresql)", err))
+	dirs, _ := filepath.Glob(filepath.Join(libDir, "*", "bin"))
+	slices.SortFunc(dirs, func(a, b string) int { return version(b) - version(a) })
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if _, err := os.Stat(p); err == nil {
+			return p
 		}
 	}
-	return b
+	err := fmt.Errorf("%s not found in PATH or %s", name, filepath.Join(libDir, "*", "bin"))
+	postgresql.Missing(tb, err, fmt.Sprintf("PostgreSQL: %v (apt-get install postgresql)", err),
+		fmt.Sprintf("PostgreSQL: %v (Debian: apt-get install postgresql)", err))
+	return ""
 }
 
 // version is the major version in a path /usr/lib/postgresql/VERSION/bin,
