@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"id64":                      {"", "internal/clockseq", "internal/textid"},
 	"id80":                      {"", "internal/clockseq", "internal/textid"},
 	"id96":                      {"", "internal/clockseq", "internal/textid"},
+	"id128":                     {"", "internal/clockseq", "internal/textid"},
 	"redisgen":                  {"", "id64"},
 	"internal/wire":             nil,
 	"internal/statefile":        nil,

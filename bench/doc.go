@@ -11,6 +11,9 @@
 //     96-bit IDs and its 64-bit cast (compat_guid_test.go);
 //   - github.com/bwmarrin/snowflake: id64.Twitter reads and writes its IDs
 //     (compat_snowflake_test.go);
+//   - github.com/google/uuid and github.com/gofrs/uuid/v5: id128's IDs are
+//     their version-7 UUIDs, and id128 reads theirs (compat_uuid_test.go,
+//     BenchmarkUUIDv7);
 //   - github.com/sony/sonyflake/v2, github.com/rs/xid,
 //     github.com/google/uuid, github.com/oklog/ulid/v2 and
 //     github.com/segmentio/ksuid: benchmarked next to floe (bench_test.go).

@@ -84,6 +84,16 @@ func BenchmarkLag(b *testing.B) {
 				return id96.New().Time().UnixNano(), 1 << 17
 			}
 		}},
+		{"floe-id128", func(b *testing.B) stamper {
+			g := newID128(b)
+			return func() (int64, time.Duration) {
+				id, err := g.Next()
+				if err != nil {
+					b.Error(err)
+				}
+				return id.Time().UnixNano(), time.Millisecond
+			}
+		}},
 		{"guid", func(b *testing.B) stamper {
 			return func() (int64, time.Duration) {
 				return guid.EpochT(guid.G(guid.Clock)).UnixNano(), 1 << 17
