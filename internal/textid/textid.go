@@ -22,6 +22,12 @@ func Unquote(b []byte) (s []byte, ok bool) {
 	}
 	s = b[1 : len(b)-1]
 	if bytes.IndexByte(s, '\\') < 0 {
+		// JSON allows neither a quote nor a control character unescaped.
+		for _, c := range s {
+			if c == '"' || c < 0x20 {
+				return nil, false
+			}
+		}
 		return s, true
 	}
 	var str string

@@ -22,6 +22,9 @@ func TestUnquote(t *testing.T) {
 		{"number", `123`, "", false},
 		{"one quote", `"`, "", false},
 		{"unterminated", `"abc`, "", false},
+		{"a quote inside", `"""`, "", false},
+		{"a control character", "\"a\tb\"", "", false},
+		{"an escaped control character", `"a\tb"`, "a\tb", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
