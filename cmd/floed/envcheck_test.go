@@ -28,7 +28,7 @@ func TestCheckEnvNames(t *testing.T) {
 		{name: "the prefix alone", environ: []string{"FLOE_=1"}, wantErr: "unknown variable FLOE_;"},
 		{name: "the first unknown one", environ: []string{"FLOE_WORKER=1", "FLOE_LISTN=:1", "FLOE_HTP=:2"}, wantErr: "unknown variable FLOE_LISTN; did you mean FLOE_LISTEN?"},
 		{name: "the CLI's variables", environ: []string{"FLOE_ADMIN_ADDR=http://h:4445", "FLOE_TOKEN=t"}, wantIgnored: []string{"FLOE_ADMIN_ADDR"}},
-		{name: "the tests' variables", environ: []string{"FLOE_SOAK=60s", "FLOE_SCALE=1"}, wantIgnored: []string{"FLOE_SOAK", "FLOE_SCALE"}},
+		{name: "the tests' variables", environ: []string{"FLOE_SOAK=60s", "FLOE_SCALE=1", "FLOE_PG18=/var/cache/floe/pg18"}, wantIgnored: []string{"FLOE_SOAK", "FLOE_SCALE", "FLOE_PG18"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,34 +49,60 @@ func TestCheckEnvNames(t *testing.T) {
 	}
 }
 
-// TestCheckEnvNames_CLI reads the floe CLI's sources: every FLOE_*
-// variable it reads must be known to floed, so that a shell exporting it
-// for the CLI still starts floed.
-func TestCheckEnvNames_CLI(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "floe", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no sources of the floe CLI: %v", err)
-	}
-	re := regexp.MustCompile(`(?:Getenv|LookupEnv)\("(FLOE_[A-Z0-9_]*)"\)`)
-	var names []string
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
+// TestCheckEnvNames_Repository reads the repository's programs and
+// scripts: every FLOE_* variable the floe CLI, a test suite or a CI
+// script reads or exports must be known to floed, so that a shell
+// exporting it for them still starts floed (CI exports FLOE_PG18 for
+// cluster/pgtest, and runs floed after).
+func TestCheckEnvNames_Repository(t *testing.T) {
+	goRead := regexp.MustCompile(`(?:Getenv|LookupEnv)\("(FLOE_[A-Z0-9_]*)"\)`)
+	shRead := regexp.MustCompile(`(?m)\$\{?(FLOE_[A-Z0-9_]+)|^\s*(?:export\s+)?(FLOE_[A-Z0-9_]+)=`)
+	root := filepath.Join("..", "..")
+	names := map[string]string{} // name: a file that reads it
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
-			t.Fatal(err)
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), "_") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		var re *regexp.Regexp
+		rel, _ := filepath.Rel(root, path)
+		switch {
+		case strings.HasSuffix(path, ".go"):
+			re = goRead
+		case strings.HasPrefix(rel, ".ci"+string(filepath.Separator)), strings.HasPrefix(rel, "scripts"+string(filepath.Separator)):
+			re = shRead
+		default:
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
 		}
 		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
-			names = append(names, m[1])
+			for _, name := range m[1:] {
+				if name != "" {
+					names[name] = rel
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"FLOE_ADMIN_ADDR", "FLOE_SOAK", "FLOE_PG18"} {
+		if names[want] == "" {
+			t.Fatalf("found no reader of $%s in the repository; has the way they are read changed? found %v", want, names)
 		}
 	}
-	if len(names) == 0 {
-		t.Fatal("found no FLOE_* variable in the floe CLI's sources; has the way it reads them changed?")
-	}
-	for _, name := range names {
+	for name, file := range names {
 		if _, err := checkEnvNames([]string{name + "=x"}); err != nil {
-			t.Errorf("the floe CLI reads $%s, but floed refuses it: %v", name, err)
+			t.Errorf("%s reads $%s, but floed refuses it: %v", file, name, err)
 		}
 	}
 }
