@@ -23,9 +23,9 @@ var (
 	// ErrLayoutBits: the fields add up to more than 63 bits (64 when the
 	// layout is Unsigned).
 	ErrLayoutBits = errors.New("floe: layout uses too many bits")
-	// ErrLayoutSpan: the time field spans more than time.Duration can hold
-	// (about 292 years).
-	ErrLayoutSpan = errors.New("floe: layout time span exceeds 292 years")
+	// ErrLayoutSpan: the layout's time runs out (End) later than a
+	// time.Time can hold, some 292 billion years from now.
+	ErrLayoutSpan = errors.New("floe: layout time span ends beyond what time.Time holds")
 	// ErrUnknownLayout: LayoutByName or ParseLayout was given a name it
 	// does not know.
 	ErrUnknownLayout = errors.New("floe: unknown layout")

@@ -2,6 +2,7 @@ package id64_test
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -189,5 +190,44 @@ func TestGenerator_NextNPartialOnError(t *testing.T) {
 	}
 	if err := floetest.Increasing(dst[:n], id64.ID.Compare); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGenerator_Mastodon generates and decodes IDs of a layout whose time
+// spans more than a time.Duration: Mastodon's timestamp_id, 48 bits of
+// milliseconds since 1970 and 16 bits of sequence.
+func TestGenerator_Mastodon(t *testing.T) {
+	l, err := id64.ParseLayout("48t/16s 1ms since 1970-01-01 unsigned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := l.End().Format(time.RFC3339Nano), "10889-08-02T05:31:50.656Z"; got != want {
+		t.Errorf("End() = %s, want %s", got, want)
+	}
+	clk := floetest.NewClock(start)
+	g := newGen(t, id64.Config{Layout: l, Clock: clk})
+	ids := make([]id64.ID, 3)
+	if _, err := g.NextN(ids); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		// Mastodon: (unix milliseconds << 16) | sequence.
+		if want := id64.ID(uint64(start.UnixMilli())<<16 | uint64(i)); id != want {
+			t.Errorf("ID %d = %d, want %d", i, id, want)
+		}
+		p := l.Parts(id)
+		if !p.Time.Equal(start) || p.Sequence != uint64(i) || p.Tick != uint64(start.UnixMilli()) {
+			t.Errorf("Parts(%d) = %+v, want time %v, sequence %d", id, p, start, i)
+		}
+	}
+	// The last tick a Duration since the epoch reaches is still generated.
+	late := time.Unix(0, math.MaxInt64).Add(-time.Second)
+	clk.Set(late)
+	id, err := g.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Time(id); !got.Equal(late.Truncate(time.Millisecond)) {
+		t.Errorf("Time = %v, want %v", got, late.Truncate(time.Millisecond))
 	}
 }

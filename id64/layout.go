@@ -91,9 +91,9 @@ func (l Layout) Validate() error {
 			errs = append(errs, fmt.Errorf("%w: %d bits, at most %d", ErrLayoutBits, total, limit))
 		}
 	}
-	if l.Unit > 0 && l.TimeBits > 0 && l.TimeBits <= maxTimeBits {
-		if uint64(1)<<uint(l.TimeBits) > uint64(math.MaxInt64/int64(l.Unit)) {
-			errs = append(errs, fmt.Errorf("%w: 2^%d ticks of %v", ErrLayoutSpan, l.TimeBits, l.Unit))
+	if l.Unit > 0 && l.TimeBits > 0 && l.TimeBits <= maxTimeBits && !l.Epoch.IsZero() {
+		if _, ok := l.tickTime(l.MaxTick() + 1); !ok {
+			errs = append(errs, fmt.Errorf("%w: 2^%d ticks of %v after %s", ErrLayoutSpan, l.TimeBits, l.Unit, l.Epoch.UTC().Format(time.RFC3339Nano)))
 		}
 	}
 	return errors.Join(errs...)
@@ -150,45 +150,6 @@ func (l Layout) Node(datacenter, worker uint64) (uint64, error) {
 	}
 	return datacenter<<uint(l.WorkerBits) | worker, nil
 }
-
-// Tick returns the tick that t falls in: the number of whole Units from Epoch
-// to t. It fails with ErrBeforeEpoch for a time before the epoch and with
-// floe.ErrTimeExhausted for a time at or after End. The errors are the bare
-// sentinels, so a failing call does not allocate.
-func (l Layout) Tick(t time.Time) (uint64, error) {
-	if l.Unit <= 0 {
-		return 0, ErrLayoutUnit
-	}
-	if t.Before(l.Epoch) {
-		return 0, ErrBeforeEpoch
-	}
-	// Sub saturates at the largest Duration, which Validate keeps above
-	// End, so a saturated difference still lands past MaxTick.
-	tick := uint64(t.Sub(l.Epoch) / l.Unit)
-	if tick > l.MaxTick() {
-		return 0, floe.ErrTimeExhausted
-	}
-	return tick, nil
-}
-
-// TickTime returns the time at which tick starts: Epoch + tick*Unit, in the
-// epoch's location. TickTime(MaxTick()+1) equals End. Larger ticks are
-// clamped to the largest one whose start a time.Duration can express.
-func (l Layout) TickTime(tick uint64) time.Time {
-	if l.Unit <= 0 {
-		return l.Epoch
-	}
-	if limit := uint64(math.MaxInt64 / int64(l.Unit)); tick > limit {
-		tick = limit
-	}
-	return l.Epoch.Add(time.Duration(tick) * l.Unit)
-}
-
-// End returns the instant the layout's time runs out: the start of the first
-// tick that no longer fits the time field, TickTime(MaxTick()+1). IDs can be
-// made for times before End only. For Twitter that is
-// 2080-07-10T17:30:30.209Z; its last tick starts one millisecond earlier.
-func (l Layout) End() time.Time { return l.TickTime(l.MaxTick() + 1) }
 
 // compose assembles an ID from fields already known to fit: tick <= MaxTick,
 // node <= MaxNode, seq <= MaxSequence. It checks nothing, so that the

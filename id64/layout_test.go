@@ -56,7 +56,10 @@ func TestLayout_Validate(t *testing.T) {
 		{"64 bits when signed", with(func(l *Layout) { l.TimeBits = 42 }), []error{ErrLayoutBits}},
 		{"65 bits when unsigned", with(func(l *Layout) { l.TimeBits = 43; l.Unsigned = true }), []error{ErrLayoutBits}},
 		{"huge widths do not overflow the total", with(func(l *Layout) { l.DatacenterBits, l.WorkerBits = math.MaxInt, math.MaxInt }), []error{ErrLayoutBits}},
-		{"span beyond 292 years", with(func(l *Layout) { l.TimeBits, l.SequenceBits = 44, 9 }), []error{ErrLayoutSpan}},
+		{"span beyond 292 years", with(func(l *Layout) { l.TimeBits, l.SequenceBits = 44, 9 }), nil},
+		{"mastodon: 48 bits of ms since 1970", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Millisecond, TimeBits: 48, SequenceBits: 16, Unsigned: true}, nil},
+		{"longest span: 56 bits of 1 s", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Second, TimeBits: 56, SequenceBits: 7}, nil},
+		{"span beyond time.Time", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: 1000 * time.Hour, TimeBits: 56, SequenceBits: 7}, []error{ErrLayoutSpan}},
 		{"everything wrong", Layout{SequenceBits: -1}, []error{ErrLayoutEpoch, ErrLayoutUnit, ErrLayoutTimeBits, ErrLayoutNegativeBits}},
 	}
 	for _, tt := range tests {
@@ -216,9 +219,16 @@ func TestLayout_End(t *testing.T) {
 		{"icicle", Icicle, "2039-09-23T21:02:13.025Z", "2039-09-23T21:02:13.024Z"},
 		{"instagram", Instagram, "2081-04-30T12:54:37.273Z", "2081-04-30T12:54:37.272Z"},
 		{"discord", Discord, "2154-05-15T07:35:11.104Z", "2154-05-15T07:35:11.103Z"},
+		// Past what a time.Duration since the epoch holds (292 years).
+		{"mastodon", mastodon, "10889-08-02T05:31:50.656Z", "10889-08-02T05:31:50.655Z"},
+		{"56 bits of seconds", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Second, TimeBits: 56, SequenceBits: 7}, "2283416224-11-24T12:52:16Z", "2283416224-11-24T12:52:15Z"},
+		{"epoch with nanoseconds", Layout{Epoch: time.Unix(0, 999_999_999).UTC(), Unit: time.Millisecond, TimeBits: 48, SequenceBits: 15}, "10889-08-02T05:31:51.655999999Z", "10889-08-02T05:31:51.654999999Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.layout.Validate(); err != nil {
+				t.Fatal(err)
+			}
 			if got := tt.layout.End().Format(time.RFC3339Nano); got != tt.want {
 				t.Errorf("End() = %s, want %s", got, tt.want)
 			}
@@ -227,6 +237,57 @@ func TestLayout_End(t *testing.T) {
 			}
 			if _, err := tt.layout.Tick(tt.layout.End()); err != floe.ErrTimeExhausted {
 				t.Errorf("Tick(End()) error = %v, want %v", err, floe.ErrTimeExhausted)
+			}
+		})
+	}
+}
+
+// mastodon is the layout of Mastodon's timestamp_id: 48 bits of
+// milliseconds since the Unix epoch and 16 bits of sequence, all 64 bits.
+var mastodon = Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Millisecond, TimeBits: 48, SequenceBits: 16, Unsigned: true}
+
+// TestLayout_LongSpan converts ticks to times and back where the time since
+// the epoch is more than a time.Duration holds.
+func TestLayout_LongSpan(t *testing.T) {
+	long := []Layout{
+		mastodon,
+		{Epoch: time.Date(2000, 1, 1, 0, 0, 0, 123, time.UTC), Unit: 7 * time.Millisecond, TimeBits: 50, SequenceBits: 13},
+		{Epoch: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Nanosecond), Unit: time.Second, TimeBits: 56, SequenceBits: 7},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, l := range long {
+		t.Run(l.String(), func(t *testing.T) {
+			ticks := []uint64{0, 1, l.MaxTick() - 1, l.MaxTick(), uint64(math.MaxInt64 / int64(l.Unit)), uint64(math.MaxInt64/int64(l.Unit)) + 1}
+			for range 1000 {
+				ticks = append(ticks, r.Uint64N(l.MaxTick()+1))
+			}
+			for _, tick := range ticks {
+				at := l.TickTime(tick)
+				for _, d := range []time.Duration{0, l.Unit - 1} {
+					if got, err := l.Tick(at.Add(d)); err != nil || got != tick {
+						t.Fatalf("Tick(TickTime(%d) + %v) = %d, %v; want %d", tick, d, got, err, tick)
+					}
+				}
+				if tick > 0 {
+					if got, err := l.Tick(at.Add(-1)); err != nil || got != tick-1 {
+						t.Fatalf("Tick(TickTime(%d) - 1ns) = %d, %v; want %d", tick, got, err, tick-1)
+					}
+				}
+			}
+			if _, err := l.Tick(l.End()); err != floe.ErrTimeExhausted {
+				t.Errorf("Tick(End()) error = %v, want %v", err, floe.ErrTimeExhausted)
+			}
+			if _, ok := l.tickTime(math.MaxUint64); ok {
+				// A tick past the end whose start a time.Time holds.
+				if got := l.TickTime(math.MaxUint64); !got.After(l.End()) {
+					t.Errorf("TickTime(2^64-1) = %v, want a time after End %v", got, l.End())
+				}
+			} else if got := l.TickTime(math.MaxUint64); !got.Equal(l.End()) {
+				t.Errorf("TickTime(2^64-1) = %v, want End %v", got, l.End())
+			}
+			far := time.Unix(maxUnixSeconds, 0)
+			if _, err := l.Tick(far); err != floe.ErrTimeExhausted {
+				t.Errorf("Tick(%v) error = %v, want %v", far, err, floe.ErrTimeExhausted)
 			}
 		})
 	}

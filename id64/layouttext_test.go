@@ -84,7 +84,7 @@ func TestParseLayout_Errors(t *testing.T) {
 		{"too many bits", "41t/10w/13s 1ms since 2016-02-18", ErrLayoutBits, "64 bits, at most 63"},
 		{"no sequence bits", "41t/10w/0s 1ms since 2016-02-18", ErrLayoutSequenceBits, ""},
 		{"time too wide", "57t/1s 1ms since 2016-02-18", ErrLayoutTimeBits, ""},
-		{"span too long", "56t/1s 1ms since 2016-02-18", ErrLayoutSpan, ""},
+		{"span too long", "56t/1s 1000h since 2016-02-18", ErrLayoutSpan, "2^56 ticks of 1000h0m0s after 2016-02-18T00:00:00Z"},
 		{"zero epoch", "41t/22s 1ms since 0001-01-01", ErrLayoutEpoch, ""},
 	}
 	for _, tt := range tests {
