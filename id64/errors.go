@@ -26,6 +26,9 @@ var (
 	// ErrLayoutSpan: the layout's time runs out (End) later than a
 	// time.Time can hold, some 292 billion years from now.
 	ErrLayoutSpan = errors.New("floe: layout time span ends beyond what time.Time holds")
+	// ErrLayoutOrder: the layout's Order is neither TimeNodeSequence nor
+	// TimeSequenceNode.
+	ErrLayoutOrder = errors.New("floe: layout field order unknown")
 	// ErrUnknownLayout: LayoutByName or ParseLayout was given a name it
 	// does not know.
 	ErrUnknownLayout = errors.New("floe: unknown layout")

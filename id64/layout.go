@@ -4,15 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/floeid/floe"
 )
 
 // Layout describes how a 64-bit ID is cut into fields. From the most
-// significant bit down:
+// significant bit down, in the zero Order, TimeNodeSequence:
 //
 //	[sign bit] | time | datacenter | worker | sequence
+//
+// and in the Order TimeSequenceNode (sony/sonyflake, Hazelcast):
+//
+//	[sign bit] | time | sequence | datacenter | worker
 //
 // The sign bit is present, and always 0, unless Unsigned is set: a signed
 // layout uses at most 63 bits, so every ID it makes is a non-negative signed
@@ -24,13 +29,13 @@ import (
 // DatacenterBits 0. The sequence tells apart the IDs of one node within one
 // tick.
 //
-// The presets (Twitter, Icicle, Instagram, Discord, Snowcast) are ready-made
+// The presets (Twitter, Sonyflake, Instagram, Discord, Snowcast, ...) are ready-made
 // layouts. A Layout is a plain value, safe to copy and to use from several
 // goroutines; its methods assume a layout that passes Validate, and return
 // meaningless values, but never panic, on one that does not.
 //
 // A Layout marshals to JSON through its struct tags; Unit is then a number of
-// nanoseconds:
+// nanoseconds, and Order is left out when it is TimeNodeSequence:
 //
 //	{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,
 //	 "datacenter_bits":5,"worker_bits":5,"sequence_bits":12,"unsigned":false}
@@ -42,6 +47,73 @@ type Layout struct {
 	WorkerBits     int           `json:"worker_bits"`     // 0 for a single node
 	SequenceBits   int           `json:"sequence_bits"`   // at least 1
 	Unsigned       bool          `json:"unsigned"`        // allows 64 bits in total; otherwise at most 63 so IDs fit a signed BIGINT
+	Order          Order         `json:"order,omitempty"` // which of node and sequence comes first below the time
+}
+
+// Order is the order of a layout's fields below the time. The time always
+// comes first, so that IDs sort by time; the datacenter and worker fields
+// stay together, datacenter first, as the node.
+type Order uint8
+
+// The field orders. Do not reorder: an Order is stored as its number.
+const (
+	// TimeNodeSequence is time, datacenter, worker, sequence: Twitter's
+	// Snowflake and most layouts. It is the zero Order.
+	TimeNodeSequence Order = iota
+	// TimeSequenceNode is time, sequence, datacenter, worker: sony/sonyflake
+	// (time, sequence, machine ID) and Hazelcast's flake IDs (time,
+	// sequence, node ID).
+	TimeSequenceNode
+)
+
+// String returns "time-node-sequence" or "time-sequence-node".
+func (o Order) String() string {
+	switch o {
+	case TimeNodeSequence:
+		return "time-node-sequence"
+	case TimeSequenceNode:
+		return "time-sequence-node"
+	}
+	return "Order(" + strconv.Itoa(int(o)) + ")"
+}
+
+// MarshalText returns the text of String, or an error wrapping
+// ErrLayoutOrder for an unknown order.
+func (o Order) MarshalText() ([]byte, error) {
+	if o > TimeSequenceNode {
+		return nil, fmt.Errorf("%w: %d", ErrLayoutOrder, uint8(o))
+	}
+	return []byte(o.String()), nil
+}
+
+// UnmarshalText reads what MarshalText writes.
+func (o *Order) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "time-node-sequence":
+		*o = TimeNodeSequence
+	case "time-sequence-node":
+		*o = TimeSequenceNode
+	default:
+		return fmt.Errorf("%w: %q (want time-node-sequence or time-sequence-node)", ErrLayoutOrder, cut(string(b)))
+	}
+	return nil
+}
+
+// order returns the order that the layout's bits follow: TimeNodeSequence
+// when it has no node bits, where both orders put the same bits.
+func (l Layout) order() Order {
+	if l.NodeBits() == 0 {
+		return TimeNodeSequence
+	}
+	return l.Order
+}
+
+// shifts returns how many bits lie below the node and below the sequence.
+func (l Layout) shifts() (node, seq uint) {
+	if l.Order == TimeSequenceNode {
+		return 0, uint(l.NodeBits())
+	}
+	return uint(l.SequenceBits), 0
 }
 
 // maxTimeBits bounds the time field: with at least one sequence bit and the
@@ -51,7 +123,7 @@ const maxTimeBits = 56
 // Validate reports whether l describes a usable layout. It returns nil, or
 // every violation found joined with errors.Join: ErrLayoutEpoch,
 // ErrLayoutUnit, ErrLayoutNegativeBits, ErrLayoutTimeBits,
-// ErrLayoutSequenceBits, ErrLayoutBits, ErrLayoutSpan.
+// ErrLayoutSequenceBits, ErrLayoutBits, ErrLayoutSpan, ErrLayoutOrder.
 func (l Layout) Validate() error {
 	var errs []error
 	if l.Epoch.IsZero() {
@@ -85,6 +157,9 @@ func (l Layout) Validate() error {
 	}
 	if l.SequenceBits == 0 {
 		errs = append(errs, ErrLayoutSequenceBits)
+	}
+	if l.Order > TimeSequenceNode {
+		errs = append(errs, fmt.Errorf("%w: %d", ErrLayoutOrder, uint8(l.Order)))
 	}
 	if sane {
 		if total, limit := l.TimeBits+l.NodeBits()+l.SequenceBits, l.bitLimit(); total > limit {
@@ -152,10 +227,11 @@ func (l Layout) Node(datacenter, worker uint64) (uint64, error) {
 }
 
 // compose assembles an ID from fields already known to fit: tick <= MaxTick,
-// node <= MaxNode, seq <= MaxSequence. It checks nothing, so that the
-// generator's hot path costs two shifts and two ORs.
+// node <= MaxNode, seq <= MaxSequence, in the layout's Order. It checks
+// nothing.
 func (l Layout) compose(tick, node, seq uint64) ID {
-	return ID(tick<<uint(l.DatacenterBits+l.WorkerBits+l.SequenceBits) | node<<uint(l.SequenceBits) | seq)
+	ns, ss := l.shifts()
+	return ID(tick<<uint(l.DatacenterBits+l.WorkerBits+l.SequenceBits) | node<<ns | seq<<ss)
 }
 
 // Compose assembles the ID of p, checking every field against the layout
@@ -256,16 +332,16 @@ func (l Layout) CheckID(id ID) error {
 // bit of a signed layout) are ignored; CheckID reports them.
 func (l Layout) Parts(id ID) Parts {
 	v := uint64(id)
-	seqBits := uint(l.SequenceBits)
-	node := v >> seqBits & l.MaxNode()
-	tick := v >> (uint(l.NodeBits()) + seqBits) & l.MaxTick()
+	ns, ss := l.shifts()
+	node := v >> ns & l.MaxNode()
+	tick := v >> uint(l.NodeBits()+l.SequenceBits) & l.MaxTick()
 	return Parts{
 		Time:       l.TickTime(tick),
 		Tick:       tick,
 		Datacenter: node >> uint(l.WorkerBits) & l.MaxDatacenter(),
 		Worker:     node & l.MaxWorker(),
 		Node:       node,
-		Sequence:   v & l.MaxSequence(),
+		Sequence:   v >> ss & l.MaxSequence(),
 	}
 }
 
@@ -276,7 +352,8 @@ func (l Layout) Time(id ID) time.Time {
 }
 
 // Equal reports whether l and other describe the same layout: the same
-// instant as epoch (whatever its location) and the same unit and fields.
+// instant as epoch (whatever its location) and the same unit and fields, in
+// the same order. (Without node bits, both orders are the same layout.)
 func (l Layout) Equal(other Layout) bool {
 	return l.Epoch.Equal(other.Epoch) &&
 		l.Unit == other.Unit &&
@@ -284,7 +361,8 @@ func (l Layout) Equal(other Layout) bool {
 		l.DatacenterBits == other.DatacenterBits &&
 		l.WorkerBits == other.WorkerBits &&
 		l.SequenceBits == other.SequenceBits &&
-		l.Unsigned == other.Unsigned
+		l.Unsigned == other.Unsigned &&
+		l.order() == other.order()
 }
 
 // ParseID reads s as the decimal text of an ID of the layout and checks it

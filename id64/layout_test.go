@@ -61,6 +61,8 @@ func TestLayout_Validate(t *testing.T) {
 		{"longest span: 56 bits of 1 s", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Second, TimeBits: 56, SequenceBits: 7}, nil},
 		{"span beyond time.Time", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: 1000 * time.Hour, TimeBits: 56, SequenceBits: 7}, []error{ErrLayoutSpan}},
 		{"everything wrong", Layout{SequenceBits: -1}, []error{ErrLayoutEpoch, ErrLayoutUnit, ErrLayoutTimeBits, ErrLayoutNegativeBits}},
+		{"sequence before node", with(func(l *Layout) { l.Order = TimeSequenceNode }), nil},
+		{"unknown order", with(func(l *Layout) { l.Order = 2 }), []error{ErrLayoutOrder}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -309,6 +311,11 @@ func testLayouts(t testing.TB) map[string]Layout {
 			Epoch: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Unit: time.Second,
 			TimeBits: 33, DatacenterBits: 15, WorkerBits: 15, SequenceBits: 1, Unsigned: true,
 		},
+		"sonyflake":             Sonyflake,
+		"hazelcast":             Hazelcast,
+		"js53":                  JS53,
+		"mastodon":              mastodon,
+		"sequence before split": {Epoch: Twitter.Epoch, Unit: time.Millisecond, TimeBits: 41, DatacenterBits: 5, WorkerBits: 5, SequenceBits: 12, Order: TimeSequenceNode},
 		"single node 52 sequence bits": {
 			Epoch: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Unit: time.Hour,
 			TimeBits: 12, SequenceBits: 52, Unsigned: true,
@@ -354,6 +361,9 @@ func TestLayout_ComposeParts(t *testing.T) {
 				tick, dc, worker, seq := randomParts(r, l)
 				node := dc<<uint(l.WorkerBits) | worker
 				want := ID(tick<<uint(l.NodeBits()+l.SequenceBits) | node<<uint(l.SequenceBits) | seq)
+				if l.Order == TimeSequenceNode {
+					want = ID(tick<<uint(l.NodeBits()+l.SequenceBits) | seq<<uint(l.NodeBits()) | node)
+				}
 
 				got, err := l.Compose(Parts{Tick: tick, Datacenter: dc, Worker: worker, Sequence: seq})
 				if err != nil || got != want {
@@ -504,6 +514,9 @@ func TestLayout_Equal(t *testing.T) {
 		{"other worker bits", validLayout, with(func(l *Layout) { l.WorkerBits = 4 }), false},
 		{"other sequence bits", validLayout, with(func(l *Layout) { l.SequenceBits = 11 }), false},
 		{"unsigned", validLayout, with(func(l *Layout) { l.Unsigned = true }), false},
+		{"other order", validLayout, with(func(l *Layout) { l.Order = TimeSequenceNode }), false},
+		{"order without node bits", with(func(l *Layout) { l.DatacenterBits, l.WorkerBits, l.SequenceBits = 0, 0, 22 }),
+			with(func(l *Layout) { l.DatacenterBits, l.WorkerBits, l.SequenceBits, l.Order = 0, 0, 22, TimeSequenceNode }), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -522,6 +535,18 @@ func TestLayout_JSON(t *testing.T) {
 	const want = `{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,"datacenter_bits":5,"worker_bits":5,"sequence_bits":12,"unsigned":false}`
 	if string(b) != want {
 		t.Errorf("json.Marshal(Twitter) = %s, want %s", b, want)
+	}
+	b, err = json.Marshal(Sonyflake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantSony = `{"epoch":"2014-09-01T00:00:00Z","unit":10000000,"time_bits":39,"datacenter_bits":0,"worker_bits":16,"sequence_bits":8,"unsigned":false,"order":"time-sequence-node"}`
+	if string(b) != wantSony {
+		t.Errorf("json.Marshal(Sonyflake) = %s, want %s", b, wantSony)
+	}
+	var bad Layout
+	if err := json.Unmarshal([]byte(`{"order":"node-first"}`), &bad); !errors.Is(err, ErrLayoutOrder) {
+		t.Errorf("json.Unmarshal of an unknown order = %v, want %v", err, ErrLayoutOrder)
 	}
 	for name, l := range testLayouts(t) {
 		t.Run(name, func(t *testing.T) {
@@ -548,6 +573,8 @@ func TestLayout_InvalidNoPanic(t *testing.T) {
 		{TimeBits: -3, DatacenterBits: -70, WorkerBits: 200, SequenceBits: -1, Unit: -1},
 		{TimeBits: math.MaxInt, DatacenterBits: math.MinInt, WorkerBits: math.MaxInt, SequenceBits: math.MaxInt, Unit: 1},
 		{TimeBits: 64, SequenceBits: 64, Unit: time.Nanosecond, Epoch: time.Unix(0, 0)},
+		{TimeBits: -3, DatacenterBits: -70, WorkerBits: 200, SequenceBits: -1, Unit: -1, Order: TimeSequenceNode},
+		{TimeBits: 56, SequenceBits: 7, Unit: math.MaxInt64, Epoch: time.Unix(math.MaxInt64-62135596800, 0), Order: 9},
 	}
 	for _, l := range broken {
 		_ = l.Validate()
