@@ -11,6 +11,11 @@
 //     96-bit IDs and its 64-bit cast (compat_guid_test.go);
 //   - github.com/bwmarrin/snowflake: id64.Twitter reads and writes its IDs
 //     (compat_snowflake_test.go);
+//   - github.com/sony/sonyflake (v1) and github.com/sony/sonyflake/v2:
+//     id64.Sonyflake, and v2's other widths and units written out, read
+//     and write their IDs (compat_sonyflake_test.go); Hazelcast's flake IDs
+//     are checked against the formula of its Java source
+//     (compat_hazelcast_test.go);
 //   - github.com/sony/sonyflake/v2, github.com/rs/xid,
 //     github.com/google/uuid, github.com/oklog/ulid/v2 and
 //     github.com/segmentio/ksuid: benchmarked next to floe (bench_test.go).

@@ -14,4 +14,6 @@ require (
 	github.com/sony/sonyflake/v2 v2.2.0
 )
 
+require github.com/sony/sonyflake v1.2.1
+
 replace github.com/floeid/floe => ../
