@@ -56,6 +56,8 @@ var (
 	// ErrIDRange: an ID with bits set above the layout's fields, which the
 	// layout cannot hold (Layout.CheckID).
 	ErrIDRange = errors.New("floe: id out of the layout's range")
+	// ErrEmptyRange: Layout.Range was given an end before its start.
+	ErrEmptyRange = errors.New("floe: time range ends before it starts")
 	// ErrSnowcastNodes: a Snowcast node count outside 128..8192.
 	ErrSnowcastNodes = errors.New("floe: snowcast node count not in 128..8192")
 )

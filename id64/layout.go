@@ -308,6 +308,33 @@ func (l Layout) Last(t time.Time) ID {
 	return l.compose(l.clampTick(t), l.MaxNode(), l.MaxSequence())
 }
 
+// Range returns the smallest and the largest ID the layout can make from
+// from's tick to to's tick, inclusive: First(from) and Last(to), for
+//
+//	WHERE id BETWEEN first AND last
+//
+// Unlike First and Last it clamps nothing: a from before the epoch fails
+// with ErrBeforeEpoch, a to at or after End with floe.ErrTimeExhausted, and
+// a to before from with ErrEmptyRange. In either Order the largest ID of a
+// tick has every bit below the time field set.
+func (l Layout) Range(from, to time.Time) (first, last ID, err error) {
+	if err := l.Validate(); err != nil {
+		return 0, 0, err
+	}
+	lo, err := l.Tick(from)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %s (the epoch is %s, the end %s)", err, from.Format(time.RFC3339Nano), l.Epoch.Format(time.RFC3339Nano), l.End().Format(time.RFC3339Nano))
+	}
+	hi, err := l.Tick(to)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %s (the epoch is %s, the end %s)", err, to.Format(time.RFC3339Nano), l.Epoch.Format(time.RFC3339Nano), l.End().Format(time.RFC3339Nano))
+	}
+	if to.Before(from) {
+		return 0, 0, fmt.Errorf("%w: %s is before %s", ErrEmptyRange, to.Format(time.RFC3339Nano), from.Format(time.RFC3339Nano))
+	}
+	return l.compose(lo, 0, 0), l.compose(hi, l.MaxNode(), l.MaxSequence()), nil
+}
+
 // MaxID returns the largest ID the layout can hold: every field at its
 // maximum, 2^(TimeBits+NodeBits+SequenceBits) - 1. It is 2^63-1 for Twitter
 // and 2^64-1 for a 64-bit Unsigned layout.

@@ -604,3 +604,37 @@ func TestLayout_composeAllocs(t *testing.T) {
 	}
 	_ = sink
 }
+
+func TestLayout_Range(t *testing.T) {
+	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name        string
+		layout      Layout
+		from, to    time.Time
+		first, last ID
+		err         error
+	}{
+		{"one tick of twitter", Twitter, at, at, Twitter.First(at), Twitter.First(at) + 1<<22 - 1, nil},
+		{"one tick of sonyflake", Sonyflake, at, at.Add(9 * time.Millisecond), Sonyflake.First(at), Sonyflake.First(at) + 1<<24 - 1, nil},
+		{"one tick of hazelcast", Hazelcast, at, at, Hazelcast.First(at), Hazelcast.First(at) + 1<<22 - 1, nil},
+		{"a day of js53", JS53, at, at.Add(24*time.Hour - 1), JS53.First(at), JS53.Last(at.Add(24*time.Hour - 1)), nil},
+		{"the last tick of js53", JS53, JS53.End().Add(-1), JS53.End().Add(-1), JS53.First(JS53.End().Add(-1)), 1<<53 - 1, nil},
+		{"the whole of mastodon", mastodon, mastodon.Epoch, mastodon.End().Add(-1), 0, math.MaxUint64, nil},
+		{"before the epoch", JS53, JS53.Epoch.Add(-1), at, 0, 0, ErrBeforeEpoch},
+		{"to at the end", JS53, at, JS53.End(), 0, 0, floe.ErrTimeExhausted},
+		{"to before from", Twitter, at, at.Add(-time.Millisecond), 0, 0, ErrEmptyRange},
+		{"to before from in one tick", Twitter, at.Add(time.Microsecond), at, 0, 0, ErrEmptyRange},
+		{"invalid layout", Layout{}, at, at, 0, 0, ErrLayoutEpoch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first, last, err := tt.layout.Range(tt.from, tt.to)
+			if !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Fatalf("Range = %d, %d, %v; want error %v", first, last, err, tt.err)
+			}
+			if first != tt.first || last != tt.last {
+				t.Errorf("Range = %d, %d; want %d, %d", first, last, tt.first, tt.last)
+			}
+		})
+	}
+}
