@@ -153,6 +153,7 @@ func TestHandler_Inspect(t *testing.T) {
 		{"top bit on a signed layout written out", "/v1/inspect/9223372036854775808?layout=" + url.QueryEscape("41t/10w/12s 1ms since 2016-02-18"), 400, []string{`has the top bit set`}},
 		{"malformed layout", "/v1/inspect/1?layout=" + url.QueryEscape("41t/10w/12s 1ms"), 400, []string{`"code":"bad_request"`, `layout: floe: malformed layout`}},
 		{"unknown layout", "/v1/inspect/1?layout=nope", 400, []string{`"code":"bad_request"`, `unknown layout`}},
+		{"time past the year 9999", "/v1/inspect/18446744073709551615?layout=" + url.QueryEscape("48t/16s 1ms since 1970-01-01 unsigned"), 200, []string{`"time":"10889-08-02T05:31:50.655Z","tick":281474976710655,`, `"sequence":65535`}},
 		{"layout on an id80 sequence", "/v1/inspect/9q8xk7a2272im222?seq=sno&layout=twitter", 400, []string{`"code":"bad_request"`, `layout is for id64 sequences only`}},
 	}
 	for _, tc := range tests {
