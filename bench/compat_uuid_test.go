@@ -23,7 +23,7 @@ func googleUnixMilli(u uuid.UUID) int64 {
 // floeIDs returns n IDs from id128 generators: half from Next on the real
 // clock, half from NextN on a fake clock that crosses many milliseconds and
 // fills some of them, with worker IDs at both ends of the range.
-func floeIDs(t *testing.T, n int) []id128.ID {
+func floeUUIDs(t *testing.T, n int) []id128.ID {
 	t.Helper()
 	ids := make([]id128.ID, 0, n)
 	g, err := id128.NewGenerator(id128.Config{Worker: 0xffff})
@@ -56,7 +56,7 @@ func floeIDs(t *testing.T, n int) []id128.ID {
 // each parses, is version 7 of the RFC variant, and names the floe ID's
 // millisecond; the text and bytes agree.
 func TestUUID_FloeInGoogle(t *testing.T) {
-	ids := floeIDs(t, 100_000)
+	ids := floeUUIDs(t, 100_000)
 	for _, id := range ids {
 		u, err := uuid.Parse(id.String())
 		if err != nil {

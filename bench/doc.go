@@ -14,6 +14,11 @@
 //   - github.com/google/uuid and github.com/gofrs/uuid/v5: id128's IDs are
 //     their version-7 UUIDs, and id128 reads theirs (compat_uuid_test.go,
 //     BenchmarkUUIDv7);
+//   - github.com/sony/sonyflake (v1) and github.com/sony/sonyflake/v2:
+//     id64.Sonyflake, and v2's other widths and units written out, read
+//     and write their IDs (compat_sonyflake_test.go); Hazelcast's flake IDs
+//     are checked against the formula of its Java source
+//     (compat_hazelcast_test.go);
 //   - github.com/sony/sonyflake/v2, github.com/rs/xid,
 //     github.com/google/uuid, github.com/oklog/ulid/v2 and
 //     github.com/segmentio/ksuid: benchmarked next to floe (bench_test.go).

@@ -16,4 +16,6 @@ require (
 
 require github.com/gofrs/uuid/v5 v5.5.1
 
+require github.com/sony/sonyflake v1.2.1
+
 replace github.com/floeid/floe => ../

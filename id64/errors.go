@@ -23,9 +23,12 @@ var (
 	// ErrLayoutBits: the fields add up to more than 63 bits (64 when the
 	// layout is Unsigned).
 	ErrLayoutBits = errors.New("floe: layout uses too many bits")
-	// ErrLayoutSpan: the time field spans more than time.Duration can hold
-	// (about 292 years).
-	ErrLayoutSpan = errors.New("floe: layout time span exceeds 292 years")
+	// ErrLayoutSpan: the layout's time runs out (End) later than a
+	// time.Time can hold, some 292 billion years from now.
+	ErrLayoutSpan = errors.New("floe: layout time span ends beyond what time.Time holds")
+	// ErrLayoutOrder: the layout's Order is neither TimeNodeSequence nor
+	// TimeSequenceNode.
+	ErrLayoutOrder = errors.New("floe: layout field order unknown")
 	// ErrUnknownLayout: LayoutByName or ParseLayout was given a name it
 	// does not know.
 	ErrUnknownLayout = errors.New("floe: unknown layout")
@@ -53,6 +56,8 @@ var (
 	// ErrIDRange: an ID with bits set above the layout's fields, which the
 	// layout cannot hold (Layout.CheckID).
 	ErrIDRange = errors.New("floe: id out of the layout's range")
+	// ErrEmptyRange: Layout.Range was given an end before its start.
+	ErrEmptyRange = errors.New("floe: time range ends before it starts")
 	// ErrSnowcastNodes: a Snowcast node count outside 128..8192.
 	ErrSnowcastNodes = errors.New("floe: snowcast node count not in 128..8192")
 )

@@ -155,6 +155,43 @@ func ExampleLayout_First() {
 	// true
 }
 
+func ExampleLayout_Range() {
+	// Sonyflake's IDs of one minute, for WHERE id BETWEEN first AND last.
+	// Its sequence lies above its machine ID: the largest ID of a tick
+	// still has every bit below the time set.
+	from := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	first, last, err := id64.Sonyflake.Range(from, from.Add(time.Minute-time.Nanosecond))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(first, last)
+	fmt.Println(id64.Sonyflake.Parts(last).Sequence, id64.Sonyflake.Parts(last).Worker)
+
+	_, _, err = id64.Sonyflake.Range(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), from)
+	fmt.Println(err)
+	// Output:
+	// 647297205534720000 647297306198015999
+	// 255 65535
+	// floe: time is before the layout epoch: 2000-01-01T00:00:00Z (the epoch is 2014-09-01T00:00:00Z, the end 2188-11-16T03:28:58.88Z)
+}
+
+func ExampleOrder() {
+	// sony/sonyflake v1: time, then sequence, then machine ID.
+	l, err := id64.ParseLayout("39t/8s/16w 10ms since 2014-09-01")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(l.Order, l.Equal(id64.Sonyflake))
+	id, err := l.Compose(id64.Parts{Tick: 1, Worker: 513, Sequence: 2})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(uint64(id) == 1<<24|2<<16|513)
+	// Output:
+	// time-sequence-node true
+	// true
+}
+
 func ExampleLayout_End() {
 	fmt.Println(id64.Twitter.End().Format(time.RFC3339Nano))
 	fmt.Println(id64.Discord.End().Format(time.RFC3339Nano))

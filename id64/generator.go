@@ -19,6 +19,7 @@ type Generator struct {
 	layout Layout // immutable
 	node   uint64 // immutable: the node shifted into place
 	tshift uint   // immutable: bits below the time field
+	sshift uint   // immutable: bits below the sequence field (the node's, in TimeSequenceNode)
 }
 
 // NewGenerator returns a Generator for cfg.
@@ -55,11 +56,13 @@ func NewGenerator(cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
+	nshift, sshift := l.shifts()
 	return &Generator{
 		seq:    s,
 		layout: l,
-		node:   node << uint(l.SequenceBits),
+		node:   node << nshift,
 		tshift: uint(l.NodeBits() + l.SequenceBits),
+		sshift: sshift,
 	}, nil
 }
 
@@ -71,7 +74,7 @@ func (g *Generator) Next() (ID, error) {
 	if err != nil {
 		return 0, err
 	}
-	return ID(tick<<g.tshift | g.node | seq), nil
+	return ID(tick<<g.tshift | g.node | seq<<g.sshift), nil
 }
 
 // NextN fills dst with new, increasing IDs, reserving whole runs of a tick's
@@ -84,9 +87,11 @@ func (g *Generator) NextN(dst []ID) (int, error) {
 		if err != nil {
 			return i, err
 		}
-		base := tick<<g.tshift | g.node | seq
+		// The run's sequence numbers are consecutive and fit the field,
+		// so adding them never carries into the node or the time.
+		base := tick<<g.tshift | g.node | seq<<g.sshift
 		for j := range dst[i : i+int(n)] {
-			dst[i+j] = ID(base + uint64(j))
+			dst[i+j] = ID(base + uint64(j)<<g.sshift)
 		}
 		i += int(n)
 	}

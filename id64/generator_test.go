@@ -2,6 +2,7 @@ package id64_test
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -189,5 +190,112 @@ func TestGenerator_NextNPartialOnError(t *testing.T) {
 	}
 	if err := floetest.Increasing(dst[:n], id64.ID.Compare); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGenerator_Mastodon generates and decodes IDs of a layout whose time
+// spans more than a time.Duration: Mastodon's timestamp_id, 48 bits of
+// milliseconds since 1970 and 16 bits of sequence.
+func TestGenerator_Mastodon(t *testing.T) {
+	l, err := id64.ParseLayout("48t/16s 1ms since 1970-01-01 unsigned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := l.End().Format(time.RFC3339Nano), "10889-08-02T05:31:50.656Z"; got != want {
+		t.Errorf("End() = %s, want %s", got, want)
+	}
+	clk := floetest.NewClock(start)
+	g := newGen(t, id64.Config{Layout: l, Clock: clk})
+	ids := make([]id64.ID, 3)
+	if _, err := g.NextN(ids); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		// Mastodon: (unix milliseconds << 16) | sequence.
+		if want := id64.ID(uint64(start.UnixMilli())<<16 | uint64(i)); id != want {
+			t.Errorf("ID %d = %d, want %d", i, id, want)
+		}
+		p := l.Parts(id)
+		if !p.Time.Equal(start) || p.Sequence != uint64(i) || p.Tick != uint64(start.UnixMilli()) {
+			t.Errorf("Parts(%d) = %+v, want time %v, sequence %d", id, p, start, i)
+		}
+	}
+	// The last tick a Duration since the epoch reaches is still generated.
+	late := time.Unix(0, math.MaxInt64).Add(-time.Second)
+	clk.Set(late)
+	id, err := g.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Time(id); !got.Equal(late.Truncate(time.Millisecond)) {
+		t.Errorf("Time = %v, want %v", got, late.Truncate(time.Millisecond))
+	}
+}
+
+// TestGenerator_SequenceFirst generates IDs of layouts whose sequence comes
+// before the node, with Next and NextN, and checks them against the
+// formulas of sonyflake and Hazelcast.
+func TestGenerator_SequenceFirst(t *testing.T) {
+	tests := []struct {
+		name    string
+		layout  id64.Layout
+		worker  uint64
+		formula func(tick, seq uint64) uint64
+	}{
+		{"sonyflake", id64.Sonyflake, 513, func(tick, seq uint64) uint64 { return tick<<24 | seq<<16 | 513 }},
+		{"hazelcast", id64.Hazelcast, 65535, func(tick, seq uint64) uint64 { return tick<<22 | seq<<16 | 65535 }},
+		{"split node", id64.Layout{Epoch: start.Add(-time.Hour), Unit: time.Millisecond, TimeBits: 41, DatacenterBits: 3, WorkerBits: 5, SequenceBits: 14, Order: id64.TimeSequenceNode},
+			29, func(tick, seq uint64) uint64 { return tick<<22 | seq<<8 | 29 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := floetest.NewClock(start)
+			g := newGen(t, id64.Config{Layout: tc.layout, Worker: tc.worker, Clock: clk, Policy: floe.Fail})
+			tick, err := tc.layout.Tick(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, err := g.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rest := make([]id64.ID, tc.layout.MaxSequence())
+			if n, err := g.NextN(rest); err != nil || n != len(rest) {
+				t.Fatalf("NextN = %d, %v; want %d", n, err, len(rest))
+			}
+			for i, id := range append([]id64.ID{first}, rest...) {
+				if want := tc.formula(tick, uint64(i)); uint64(id) != want {
+					t.Fatalf("ID %d = %d, want %d", i, id, want)
+				}
+				p := tc.layout.Parts(id)
+				if p.Sequence != uint64(i) || p.Worker != tc.worker || p.Tick != tick {
+					t.Fatalf("Parts(%d) = %+v, want tick %d, worker %d, sequence %d", id, p, tick, tc.worker, i)
+				}
+			}
+		})
+	}
+}
+
+// TestGenerator_JS53 makes every ID of JS53's last tick: all lie below 2^53,
+// and at End the generator stops.
+func TestGenerator_JS53(t *testing.T) {
+	last := id64.JS53.End().Add(-time.Millisecond)
+	clk := floetest.NewClock(last)
+	g := newGen(t, id64.Config{Layout: id64.JS53, Worker: 31, Clock: clk, Policy: floe.Fail})
+	ids := make([]id64.ID, id64.JS53.MaxSequence()+1)
+	if n, err := g.NextN(ids); err != nil || n != len(ids) {
+		t.Fatalf("NextN = %d, %v; want %d", n, err, len(ids))
+	}
+	for _, id := range ids {
+		if id >= 1<<53 {
+			t.Fatalf("ID %d at %v is not below 2^53", id, last)
+		}
+	}
+	if got := ids[len(ids)-1]; got != 1<<53-1 {
+		t.Errorf("last ID = %d, want 2^53-1", got)
+	}
+	clk.Set(id64.JS53.End())
+	if _, err := g.Next(); !errors.Is(err, floe.ErrTimeExhausted) {
+		t.Errorf("Next at End = %v, want %v", err, floe.ErrTimeExhausted)
 	}
 }

@@ -4,15 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/floeid/floe"
 )
 
 // Layout describes how a 64-bit ID is cut into fields. From the most
-// significant bit down:
+// significant bit down, in the zero Order, TimeNodeSequence:
 //
 //	[sign bit] | time | datacenter | worker | sequence
+//
+// and in the Order TimeSequenceNode (sony/sonyflake, Hazelcast):
+//
+//	[sign bit] | time | sequence | datacenter | worker
 //
 // The sign bit is present, and always 0, unless Unsigned is set: a signed
 // layout uses at most 63 bits, so every ID it makes is a non-negative signed
@@ -24,13 +29,13 @@ import (
 // DatacenterBits 0. The sequence tells apart the IDs of one node within one
 // tick.
 //
-// The presets (Twitter, Icicle, Instagram, Discord, Snowcast) are ready-made
+// The presets (Twitter, Sonyflake, Instagram, Discord, Snowcast, ...) are ready-made
 // layouts. A Layout is a plain value, safe to copy and to use from several
 // goroutines; its methods assume a layout that passes Validate, and return
 // meaningless values, but never panic, on one that does not.
 //
 // A Layout marshals to JSON through its struct tags; Unit is then a number of
-// nanoseconds:
+// nanoseconds, and Order is left out when it is TimeNodeSequence:
 //
 //	{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,
 //	 "datacenter_bits":5,"worker_bits":5,"sequence_bits":12,"unsigned":false}
@@ -42,6 +47,73 @@ type Layout struct {
 	WorkerBits     int           `json:"worker_bits"`     // 0 for a single node
 	SequenceBits   int           `json:"sequence_bits"`   // at least 1
 	Unsigned       bool          `json:"unsigned"`        // allows 64 bits in total; otherwise at most 63 so IDs fit a signed BIGINT
+	Order          Order         `json:"order,omitempty"` // which of node and sequence comes first below the time
+}
+
+// Order is the order of a layout's fields below the time. The time always
+// comes first, so that IDs sort by time; the datacenter and worker fields
+// stay together, datacenter first, as the node.
+type Order uint8
+
+// The field orders. Do not reorder: an Order is stored as its number.
+const (
+	// TimeNodeSequence is time, datacenter, worker, sequence: Twitter's
+	// Snowflake and most layouts. It is the zero Order.
+	TimeNodeSequence Order = iota
+	// TimeSequenceNode is time, sequence, datacenter, worker: sony/sonyflake
+	// (time, sequence, machine ID) and Hazelcast's flake IDs (time,
+	// sequence, node ID).
+	TimeSequenceNode
+)
+
+// String returns "time-node-sequence" or "time-sequence-node".
+func (o Order) String() string {
+	switch o {
+	case TimeNodeSequence:
+		return "time-node-sequence"
+	case TimeSequenceNode:
+		return "time-sequence-node"
+	}
+	return "Order(" + strconv.Itoa(int(o)) + ")"
+}
+
+// MarshalText returns the text of String, or an error wrapping
+// ErrLayoutOrder for an unknown order.
+func (o Order) MarshalText() ([]byte, error) {
+	if o > TimeSequenceNode {
+		return nil, fmt.Errorf("%w: %d", ErrLayoutOrder, uint8(o))
+	}
+	return []byte(o.String()), nil
+}
+
+// UnmarshalText reads what MarshalText writes.
+func (o *Order) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "time-node-sequence":
+		*o = TimeNodeSequence
+	case "time-sequence-node":
+		*o = TimeSequenceNode
+	default:
+		return fmt.Errorf("%w: %q (want time-node-sequence or time-sequence-node)", ErrLayoutOrder, cut(string(b)))
+	}
+	return nil
+}
+
+// order returns the order that the layout's bits follow: TimeNodeSequence
+// when it has no node bits, where both orders put the same bits.
+func (l Layout) order() Order {
+	if l.NodeBits() == 0 {
+		return TimeNodeSequence
+	}
+	return l.Order
+}
+
+// shifts returns how many bits lie below the node and below the sequence.
+func (l Layout) shifts() (node, seq uint) {
+	if l.Order == TimeSequenceNode {
+		return 0, uint(l.NodeBits())
+	}
+	return uint(l.SequenceBits), 0
 }
 
 // maxTimeBits bounds the time field: with at least one sequence bit and the
@@ -51,7 +123,7 @@ const maxTimeBits = 56
 // Validate reports whether l describes a usable layout. It returns nil, or
 // every violation found joined with errors.Join: ErrLayoutEpoch,
 // ErrLayoutUnit, ErrLayoutNegativeBits, ErrLayoutTimeBits,
-// ErrLayoutSequenceBits, ErrLayoutBits, ErrLayoutSpan.
+// ErrLayoutSequenceBits, ErrLayoutBits, ErrLayoutSpan, ErrLayoutOrder.
 func (l Layout) Validate() error {
 	var errs []error
 	if l.Epoch.IsZero() {
@@ -86,14 +158,17 @@ func (l Layout) Validate() error {
 	if l.SequenceBits == 0 {
 		errs = append(errs, ErrLayoutSequenceBits)
 	}
+	if l.Order > TimeSequenceNode {
+		errs = append(errs, fmt.Errorf("%w: %d", ErrLayoutOrder, uint8(l.Order)))
+	}
 	if sane {
 		if total, limit := l.TimeBits+l.NodeBits()+l.SequenceBits, l.bitLimit(); total > limit {
 			errs = append(errs, fmt.Errorf("%w: %d bits, at most %d", ErrLayoutBits, total, limit))
 		}
 	}
-	if l.Unit > 0 && l.TimeBits > 0 && l.TimeBits <= maxTimeBits {
-		if uint64(1)<<uint(l.TimeBits) > uint64(math.MaxInt64/int64(l.Unit)) {
-			errs = append(errs, fmt.Errorf("%w: 2^%d ticks of %v", ErrLayoutSpan, l.TimeBits, l.Unit))
+	if l.Unit > 0 && l.TimeBits > 0 && l.TimeBits <= maxTimeBits && !l.Epoch.IsZero() {
+		if _, ok := l.tickTime(l.MaxTick() + 1); !ok {
+			errs = append(errs, fmt.Errorf("%w: 2^%d ticks of %v after %s", ErrLayoutSpan, l.TimeBits, l.Unit, l.Epoch.UTC().Format(time.RFC3339Nano)))
 		}
 	}
 	return errors.Join(errs...)
@@ -151,50 +226,12 @@ func (l Layout) Node(datacenter, worker uint64) (uint64, error) {
 	return datacenter<<uint(l.WorkerBits) | worker, nil
 }
 
-// Tick returns the tick that t falls in: the number of whole Units from Epoch
-// to t. It fails with ErrBeforeEpoch for a time before the epoch and with
-// floe.ErrTimeExhausted for a time at or after End. The errors are the bare
-// sentinels, so a failing call does not allocate.
-func (l Layout) Tick(t time.Time) (uint64, error) {
-	if l.Unit <= 0 {
-		return 0, ErrLayoutUnit
-	}
-	if t.Before(l.Epoch) {
-		return 0, ErrBeforeEpoch
-	}
-	// Sub saturates at the largest Duration, which Validate keeps above
-	// End, so a saturated difference still lands past MaxTick.
-	tick := uint64(t.Sub(l.Epoch) / l.Unit)
-	if tick > l.MaxTick() {
-		return 0, floe.ErrTimeExhausted
-	}
-	return tick, nil
-}
-
-// TickTime returns the time at which tick starts: Epoch + tick*Unit, in the
-// epoch's location. TickTime(MaxTick()+1) equals End. Larger ticks are
-// clamped to the largest one whose start a time.Duration can express.
-func (l Layout) TickTime(tick uint64) time.Time {
-	if l.Unit <= 0 {
-		return l.Epoch
-	}
-	if limit := uint64(math.MaxInt64 / int64(l.Unit)); tick > limit {
-		tick = limit
-	}
-	return l.Epoch.Add(time.Duration(tick) * l.Unit)
-}
-
-// End returns the instant the layout's time runs out: the start of the first
-// tick that no longer fits the time field, TickTime(MaxTick()+1). IDs can be
-// made for times before End only. For Twitter that is
-// 2080-07-10T17:30:30.209Z; its last tick starts one millisecond earlier.
-func (l Layout) End() time.Time { return l.TickTime(l.MaxTick() + 1) }
-
 // compose assembles an ID from fields already known to fit: tick <= MaxTick,
-// node <= MaxNode, seq <= MaxSequence. It checks nothing, so that the
-// generator's hot path costs two shifts and two ORs.
+// node <= MaxNode, seq <= MaxSequence, in the layout's Order. It checks
+// nothing.
 func (l Layout) compose(tick, node, seq uint64) ID {
-	return ID(tick<<uint(l.DatacenterBits+l.WorkerBits+l.SequenceBits) | node<<uint(l.SequenceBits) | seq)
+	ns, ss := l.shifts()
+	return ID(tick<<uint(l.DatacenterBits+l.WorkerBits+l.SequenceBits) | node<<ns | seq<<ss)
 }
 
 // Compose assembles the ID of p, checking every field against the layout
@@ -271,6 +308,33 @@ func (l Layout) Last(t time.Time) ID {
 	return l.compose(l.clampTick(t), l.MaxNode(), l.MaxSequence())
 }
 
+// Range returns the smallest and the largest ID the layout can make from
+// from's tick to to's tick, inclusive: First(from) and Last(to), for
+//
+//	WHERE id BETWEEN first AND last
+//
+// Unlike First and Last it clamps nothing: a from before the epoch fails
+// with ErrBeforeEpoch, a to at or after End with floe.ErrTimeExhausted, and
+// a to before from with ErrEmptyRange. In either Order the largest ID of a
+// tick has every bit below the time field set.
+func (l Layout) Range(from, to time.Time) (first, last ID, err error) {
+	if err := l.Validate(); err != nil {
+		return 0, 0, err
+	}
+	lo, err := l.Tick(from)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %s (the epoch is %s, the end %s)", err, from.Format(time.RFC3339Nano), l.Epoch.Format(time.RFC3339Nano), l.End().Format(time.RFC3339Nano))
+	}
+	hi, err := l.Tick(to)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %s (the epoch is %s, the end %s)", err, to.Format(time.RFC3339Nano), l.Epoch.Format(time.RFC3339Nano), l.End().Format(time.RFC3339Nano))
+	}
+	if to.Before(from) {
+		return 0, 0, fmt.Errorf("%w: %s is before %s", ErrEmptyRange, to.Format(time.RFC3339Nano), from.Format(time.RFC3339Nano))
+	}
+	return l.compose(lo, 0, 0), l.compose(hi, l.MaxNode(), l.MaxSequence()), nil
+}
+
 // MaxID returns the largest ID the layout can hold: every field at its
 // maximum, 2^(TimeBits+NodeBits+SequenceBits) - 1. It is 2^63-1 for Twitter
 // and 2^64-1 for a 64-bit Unsigned layout.
@@ -295,16 +359,16 @@ func (l Layout) CheckID(id ID) error {
 // bit of a signed layout) are ignored; CheckID reports them.
 func (l Layout) Parts(id ID) Parts {
 	v := uint64(id)
-	seqBits := uint(l.SequenceBits)
-	node := v >> seqBits & l.MaxNode()
-	tick := v >> (uint(l.NodeBits()) + seqBits) & l.MaxTick()
+	ns, ss := l.shifts()
+	node := v >> ns & l.MaxNode()
+	tick := v >> uint(l.NodeBits()+l.SequenceBits) & l.MaxTick()
 	return Parts{
 		Time:       l.TickTime(tick),
 		Tick:       tick,
 		Datacenter: node >> uint(l.WorkerBits) & l.MaxDatacenter(),
 		Worker:     node & l.MaxWorker(),
 		Node:       node,
-		Sequence:   v & l.MaxSequence(),
+		Sequence:   v >> ss & l.MaxSequence(),
 	}
 }
 
@@ -315,7 +379,8 @@ func (l Layout) Time(id ID) time.Time {
 }
 
 // Equal reports whether l and other describe the same layout: the same
-// instant as epoch (whatever its location) and the same unit and fields.
+// instant as epoch (whatever its location) and the same unit and fields, in
+// the same order. (Without node bits, both orders are the same layout.)
 func (l Layout) Equal(other Layout) bool {
 	return l.Epoch.Equal(other.Epoch) &&
 		l.Unit == other.Unit &&
@@ -323,7 +388,8 @@ func (l Layout) Equal(other Layout) bool {
 		l.DatacenterBits == other.DatacenterBits &&
 		l.WorkerBits == other.WorkerBits &&
 		l.SequenceBits == other.SequenceBits &&
-		l.Unsigned == other.Unsigned
+		l.Unsigned == other.Unsigned &&
+		l.order() == other.order()
 }
 
 // ParseID reads s as the decimal text of an ID of the layout and checks it

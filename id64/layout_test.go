@@ -56,8 +56,13 @@ func TestLayout_Validate(t *testing.T) {
 		{"64 bits when signed", with(func(l *Layout) { l.TimeBits = 42 }), []error{ErrLayoutBits}},
 		{"65 bits when unsigned", with(func(l *Layout) { l.TimeBits = 43; l.Unsigned = true }), []error{ErrLayoutBits}},
 		{"huge widths do not overflow the total", with(func(l *Layout) { l.DatacenterBits, l.WorkerBits = math.MaxInt, math.MaxInt }), []error{ErrLayoutBits}},
-		{"span beyond 292 years", with(func(l *Layout) { l.TimeBits, l.SequenceBits = 44, 9 }), []error{ErrLayoutSpan}},
+		{"span beyond 292 years", with(func(l *Layout) { l.TimeBits, l.SequenceBits = 44, 9 }), nil},
+		{"mastodon: 48 bits of ms since 1970", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Millisecond, TimeBits: 48, SequenceBits: 16, Unsigned: true}, nil},
+		{"longest span: 56 bits of 1 s", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Second, TimeBits: 56, SequenceBits: 7}, nil},
+		{"span beyond time.Time", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: 1000 * time.Hour, TimeBits: 56, SequenceBits: 7}, []error{ErrLayoutSpan}},
 		{"everything wrong", Layout{SequenceBits: -1}, []error{ErrLayoutEpoch, ErrLayoutUnit, ErrLayoutTimeBits, ErrLayoutNegativeBits}},
+		{"sequence before node", with(func(l *Layout) { l.Order = TimeSequenceNode }), nil},
+		{"unknown order", with(func(l *Layout) { l.Order = 2 }), []error{ErrLayoutOrder}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,9 +221,16 @@ func TestLayout_End(t *testing.T) {
 		{"icicle", Icicle, "2039-09-23T21:02:13.025Z", "2039-09-23T21:02:13.024Z"},
 		{"instagram", Instagram, "2081-04-30T12:54:37.273Z", "2081-04-30T12:54:37.272Z"},
 		{"discord", Discord, "2154-05-15T07:35:11.104Z", "2154-05-15T07:35:11.103Z"},
+		// Past what a time.Duration since the epoch holds (292 years).
+		{"mastodon", mastodon, "10889-08-02T05:31:50.656Z", "10889-08-02T05:31:50.655Z"},
+		{"56 bits of seconds", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Second, TimeBits: 56, SequenceBits: 7}, "2283416224-11-24T12:52:16Z", "2283416224-11-24T12:52:15Z"},
+		{"epoch with nanoseconds", Layout{Epoch: time.Unix(0, 999_999_999).UTC(), Unit: time.Millisecond, TimeBits: 48, SequenceBits: 15}, "10889-08-02T05:31:51.655999999Z", "10889-08-02T05:31:51.654999999Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.layout.Validate(); err != nil {
+				t.Fatal(err)
+			}
 			if got := tt.layout.End().Format(time.RFC3339Nano); got != tt.want {
 				t.Errorf("End() = %s, want %s", got, tt.want)
 			}
@@ -227,6 +239,57 @@ func TestLayout_End(t *testing.T) {
 			}
 			if _, err := tt.layout.Tick(tt.layout.End()); err != floe.ErrTimeExhausted {
 				t.Errorf("Tick(End()) error = %v, want %v", err, floe.ErrTimeExhausted)
+			}
+		})
+	}
+}
+
+// mastodon is the layout of Mastodon's timestamp_id: 48 bits of
+// milliseconds since the Unix epoch and 16 bits of sequence, all 64 bits.
+var mastodon = Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Millisecond, TimeBits: 48, SequenceBits: 16, Unsigned: true}
+
+// TestLayout_LongSpan converts ticks to times and back where the time since
+// the epoch is more than a time.Duration holds.
+func TestLayout_LongSpan(t *testing.T) {
+	long := []Layout{
+		mastodon,
+		{Epoch: time.Date(2000, 1, 1, 0, 0, 0, 123, time.UTC), Unit: 7 * time.Millisecond, TimeBits: 50, SequenceBits: 13},
+		{Epoch: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Nanosecond), Unit: time.Second, TimeBits: 56, SequenceBits: 7},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, l := range long {
+		t.Run(l.String(), func(t *testing.T) {
+			ticks := []uint64{0, 1, l.MaxTick() - 1, l.MaxTick(), uint64(math.MaxInt64 / int64(l.Unit)), uint64(math.MaxInt64/int64(l.Unit)) + 1}
+			for range 1000 {
+				ticks = append(ticks, r.Uint64N(l.MaxTick()+1))
+			}
+			for _, tick := range ticks {
+				at := l.TickTime(tick)
+				for _, d := range []time.Duration{0, l.Unit - 1} {
+					if got, err := l.Tick(at.Add(d)); err != nil || got != tick {
+						t.Fatalf("Tick(TickTime(%d) + %v) = %d, %v; want %d", tick, d, got, err, tick)
+					}
+				}
+				if tick > 0 {
+					if got, err := l.Tick(at.Add(-1)); err != nil || got != tick-1 {
+						t.Fatalf("Tick(TickTime(%d) - 1ns) = %d, %v; want %d", tick, got, err, tick-1)
+					}
+				}
+			}
+			if _, err := l.Tick(l.End()); err != floe.ErrTimeExhausted {
+				t.Errorf("Tick(End()) error = %v, want %v", err, floe.ErrTimeExhausted)
+			}
+			if _, ok := l.tickTime(math.MaxUint64); ok {
+				// A tick past the end whose start a time.Time holds.
+				if got := l.TickTime(math.MaxUint64); !got.After(l.End()) {
+					t.Errorf("TickTime(2^64-1) = %v, want a time after End %v", got, l.End())
+				}
+			} else if got := l.TickTime(math.MaxUint64); !got.Equal(l.End()) {
+				t.Errorf("TickTime(2^64-1) = %v, want End %v", got, l.End())
+			}
+			far := time.Unix(maxUnixSeconds, 0)
+			if _, err := l.Tick(far); err != floe.ErrTimeExhausted {
+				t.Errorf("Tick(%v) error = %v, want %v", far, err, floe.ErrTimeExhausted)
 			}
 		})
 	}
@@ -248,6 +311,11 @@ func testLayouts(t testing.TB) map[string]Layout {
 			Epoch: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Unit: time.Second,
 			TimeBits: 33, DatacenterBits: 15, WorkerBits: 15, SequenceBits: 1, Unsigned: true,
 		},
+		"sonyflake":             Sonyflake,
+		"hazelcast":             Hazelcast,
+		"js53":                  JS53,
+		"mastodon":              mastodon,
+		"sequence before split": {Epoch: Twitter.Epoch, Unit: time.Millisecond, TimeBits: 41, DatacenterBits: 5, WorkerBits: 5, SequenceBits: 12, Order: TimeSequenceNode},
 		"single node 52 sequence bits": {
 			Epoch: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Unit: time.Hour,
 			TimeBits: 12, SequenceBits: 52, Unsigned: true,
@@ -293,6 +361,9 @@ func TestLayout_ComposeParts(t *testing.T) {
 				tick, dc, worker, seq := randomParts(r, l)
 				node := dc<<uint(l.WorkerBits) | worker
 				want := ID(tick<<uint(l.NodeBits()+l.SequenceBits) | node<<uint(l.SequenceBits) | seq)
+				if l.Order == TimeSequenceNode {
+					want = ID(tick<<uint(l.NodeBits()+l.SequenceBits) | seq<<uint(l.NodeBits()) | node)
+				}
 
 				got, err := l.Compose(Parts{Tick: tick, Datacenter: dc, Worker: worker, Sequence: seq})
 				if err != nil || got != want {
@@ -443,6 +514,9 @@ func TestLayout_Equal(t *testing.T) {
 		{"other worker bits", validLayout, with(func(l *Layout) { l.WorkerBits = 4 }), false},
 		{"other sequence bits", validLayout, with(func(l *Layout) { l.SequenceBits = 11 }), false},
 		{"unsigned", validLayout, with(func(l *Layout) { l.Unsigned = true }), false},
+		{"other order", validLayout, with(func(l *Layout) { l.Order = TimeSequenceNode }), false},
+		{"order without node bits", with(func(l *Layout) { l.DatacenterBits, l.WorkerBits, l.SequenceBits = 0, 0, 22 }),
+			with(func(l *Layout) { l.DatacenterBits, l.WorkerBits, l.SequenceBits, l.Order = 0, 0, 22, TimeSequenceNode }), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -461,6 +535,18 @@ func TestLayout_JSON(t *testing.T) {
 	const want = `{"epoch":"2010-11-04T01:42:54.657Z","unit":1000000,"time_bits":41,"datacenter_bits":5,"worker_bits":5,"sequence_bits":12,"unsigned":false}`
 	if string(b) != want {
 		t.Errorf("json.Marshal(Twitter) = %s, want %s", b, want)
+	}
+	b, err = json.Marshal(Sonyflake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantSony = `{"epoch":"2014-09-01T00:00:00Z","unit":10000000,"time_bits":39,"datacenter_bits":0,"worker_bits":16,"sequence_bits":8,"unsigned":false,"order":"time-sequence-node"}`
+	if string(b) != wantSony {
+		t.Errorf("json.Marshal(Sonyflake) = %s, want %s", b, wantSony)
+	}
+	var bad Layout
+	if err := json.Unmarshal([]byte(`{"order":"node-first"}`), &bad); !errors.Is(err, ErrLayoutOrder) {
+		t.Errorf("json.Unmarshal of an unknown order = %v, want %v", err, ErrLayoutOrder)
 	}
 	for name, l := range testLayouts(t) {
 		t.Run(name, func(t *testing.T) {
@@ -487,6 +573,8 @@ func TestLayout_InvalidNoPanic(t *testing.T) {
 		{TimeBits: -3, DatacenterBits: -70, WorkerBits: 200, SequenceBits: -1, Unit: -1},
 		{TimeBits: math.MaxInt, DatacenterBits: math.MinInt, WorkerBits: math.MaxInt, SequenceBits: math.MaxInt, Unit: 1},
 		{TimeBits: 64, SequenceBits: 64, Unit: time.Nanosecond, Epoch: time.Unix(0, 0)},
+		{TimeBits: -3, DatacenterBits: -70, WorkerBits: 200, SequenceBits: -1, Unit: -1, Order: TimeSequenceNode},
+		{TimeBits: 56, SequenceBits: 7, Unit: math.MaxInt64, Epoch: time.Unix(math.MaxInt64-62135596800, 0), Order: 9},
 	}
 	for _, l := range broken {
 		_ = l.Validate()
@@ -515,4 +603,38 @@ func TestLayout_composeAllocs(t *testing.T) {
 		t.Errorf("compose allocates %v times", allocs)
 	}
 	_ = sink
+}
+
+func TestLayout_Range(t *testing.T) {
+	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name        string
+		layout      Layout
+		from, to    time.Time
+		first, last ID
+		err         error
+	}{
+		{"one tick of twitter", Twitter, at, at, Twitter.First(at), Twitter.First(at) + 1<<22 - 1, nil},
+		{"one tick of sonyflake", Sonyflake, at, at.Add(9 * time.Millisecond), Sonyflake.First(at), Sonyflake.First(at) + 1<<24 - 1, nil},
+		{"one tick of hazelcast", Hazelcast, at, at, Hazelcast.First(at), Hazelcast.First(at) + 1<<22 - 1, nil},
+		{"a day of js53", JS53, at, at.Add(24*time.Hour - 1), JS53.First(at), JS53.Last(at.Add(24*time.Hour - 1)), nil},
+		{"the last tick of js53", JS53, JS53.End().Add(-1), JS53.End().Add(-1), JS53.First(JS53.End().Add(-1)), 1<<53 - 1, nil},
+		{"the whole of mastodon", mastodon, mastodon.Epoch, mastodon.End().Add(-1), 0, math.MaxUint64, nil},
+		{"before the epoch", JS53, JS53.Epoch.Add(-1), at, 0, 0, ErrBeforeEpoch},
+		{"to at the end", JS53, at, JS53.End(), 0, 0, floe.ErrTimeExhausted},
+		{"to before from", Twitter, at, at.Add(-time.Millisecond), 0, 0, ErrEmptyRange},
+		{"to before from in one tick", Twitter, at.Add(time.Microsecond), at, 0, 0, ErrEmptyRange},
+		{"invalid layout", Layout{}, at, at, 0, 0, ErrLayoutEpoch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first, last, err := tt.layout.Range(tt.from, tt.to)
+			if !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Fatalf("Range = %d, %d, %v; want error %v", first, last, err, tt.err)
+			}
+			if first != tt.first || last != tt.last {
+				t.Errorf("Range = %d, %d; want %d, %d", first, last, tt.first, tt.last)
+			}
+		})
+	}
 }

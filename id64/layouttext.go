@@ -9,11 +9,12 @@ import (
 )
 
 // String describes l as text that ParseLayout reads back: the widths of
-// time, datacenter, worker and sequence (a field of width 0 is left out),
-// the unit, the epoch in UTC and "unsigned" for an Unsigned layout. Twitter
-// is
+// the fields in their Order from the top (a datacenter or worker field of
+// width 0 is left out), the unit, the epoch in UTC and "unsigned" for an
+// Unsigned layout. Twitter and Sonyflake are
 //
 //	41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z
+//	39t/8s/16w 10ms since 2014-09-01T00:00:00Z
 //
 // For every layout that passes Validate and whose epoch lies in the years
 // 0000..9999, ParseLayout(l.String()) returns l with its epoch in UTC.
@@ -21,6 +22,14 @@ func (l Layout) String() string {
 	b := make([]byte, 0, 64)
 	b = strconv.AppendInt(b, int64(l.TimeBits), 10)
 	b = append(b, 't')
+	seq := func(b []byte) []byte {
+		b = append(b, '/')
+		b = strconv.AppendInt(b, int64(l.SequenceBits), 10)
+		return append(b, 's')
+	}
+	if l.order() == TimeSequenceNode {
+		b = seq(b)
+	}
 	if l.DatacenterBits != 0 {
 		b = append(b, '/')
 		b = strconv.AppendInt(b, int64(l.DatacenterBits), 10)
@@ -31,9 +40,10 @@ func (l Layout) String() string {
 		b = strconv.AppendInt(b, int64(l.WorkerBits), 10)
 		b = append(b, 'w')
 	}
-	b = append(b, '/')
-	b = strconv.AppendInt(b, int64(l.SequenceBits), 10)
-	b = append(b, "s "...)
+	if l.order() != TimeSequenceNode {
+		b = seq(b)
+	}
+	b = append(b, ' ')
 	b = append(b, l.Unit.String()...)
 	b = append(b, " since "...)
 	b = l.Epoch.UTC().AppendFormat(b, time.RFC3339Nano)
@@ -51,8 +61,11 @@ func (l Layout) String() string {
 //
 // FIELDS are the widths of the fields from the top down, each a decimal
 // number of bits followed by its letter and separated by slashes: time (t),
-// datacenter (d), worker (w) and sequence (s), in this order. Time and
-// sequence are required; a datacenter or worker field left out has width 0.
+// datacenter (d), worker (w) and sequence (s). Time comes first; the
+// datacenter and worker come together, datacenter first, and the sequence
+// comes after them (TimeNodeSequence) or before them (TimeSequenceNode).
+// Time and sequence are required; a datacenter or worker field left out has
+// width 0, and a layout without node bits is TimeNodeSequence.
 // UNIT is the length of a tick, as time.ParseDuration reads it (1ms, 10ms,
 // 1s, 100us). EPOCH is the start of tick 0: an RFC 3339 time
 // (2010-11-04T01:42:54.657Z, any offset), a date (2010-11-04, midnight UTC)
@@ -64,6 +77,8 @@ func (l Layout) String() string {
 //	41t/5d/5w/12s 1ms since 1288834974657
 //
 // and icicle 2.x with its own epoch, 41t/10w/12s 1ms since 1455788600316.
+// sony/sonyflake v1, whose sequence comes before its machine ID, is
+// 39t/8s/16w 10ms since 2014-09-01.
 //
 // Text that is not well formed is an error wrapping ErrLayoutText, which
 // says what was wrong and where; a well-formed layout that fails Validate
@@ -83,8 +98,8 @@ func ParseLayout(s string) (Layout, error) {
 }
 
 // LayoutHelp says, in one line for a flag's usage, what ParseLayout reads.
-const LayoutHelp = `twitter, icicle (icicle 1.x), icicle2 (icicle 2.x), instagram, discord, redisgen, snowcast-N, ` +
-	`or a layout written out, such as "41t/10w/12s 1ms since 2016-02-18" (bits of time, datacenter, worker and sequence, ` +
+const LayoutHelp = `twitter, icicle (icicle 1.x), icicle2 (icicle 2.x), instagram, discord, redisgen, sonyflake, hazelcast, js53 (IDs below 2^53), snowcast-N, ` +
+	`or a layout written out, such as "41t/10w/12s 1ms since 2016-02-18" (bits of time, datacenter, worker and sequence from the top, ` +
 	`tick unit, epoch as RFC 3339, date or Unix ms, then "unsigned" if the IDs may use the top bit)`
 
 // layoutSyntax is what a layout's text looks like, for errors.
@@ -135,35 +150,42 @@ func parseLayoutText(s string) (Layout, error) {
 	return l, nil
 }
 
-// fieldLetters are the field letters in the order the fields take.
-const fieldLetters = "tdws"
-
 // maxWidthDigits bounds a width's digits: every valid width is at most 64.
 const maxWidthDigits = 2
 
-// parseFields reads the widths, such as 41t/5d/5w/12s, into l.
+// parseFields reads the widths, such as 41t/5d/5w/12s or 39t/8s/16w, into
+// l, with their order.
 func parseFields(s string, l *Layout) error {
-	const want = "want widths such as 41t/5d/5w/12s: time (t), datacenter (d), worker (w) and sequence (s) bits, in this order, t and s required"
-	last := -1
+	const want = "want widths such as 41t/5d/5w/12s or 39t/8s/16w: time (t) first, then datacenter (d) and worker (w) together and the sequence (s) after or before them, t and s required"
+	var seen [4]bool // t, d, w, s
+	last := byte(0)  // the letter before
+	seqFirst := false
 	for f := range strings.SplitSeq(s, "/") {
 		if len(f) < 2 {
 			return fmt.Errorf("field %q: %s", cut(f), want)
 		}
 		digits, letter := f[:len(f)-1], f[len(f)-1]
-		at := strings.IndexByte(fieldLetters, letter)
+		at := strings.IndexByte("tdws", letter)
 		if at < 0 || strings.Trim(digits, "0123456789") != "" {
 			return fmt.Errorf("field %q: %s", cut(f), want)
 		}
 		if len(digits) > maxWidthDigits || digits[0] == '0' && len(digits) > 1 {
 			return fmt.Errorf("field %q: want a width of 0..64 bits without leading zeros", cut(f))
 		}
-		if at <= last {
-			return fmt.Errorf("field %q: %s", cut(f), want)
-		}
-		if last < 0 && at != 0 {
+		switch {
+		case seen[at]:
+			return fmt.Errorf("field %q: a second %c field (%s)", cut(f), letter, want)
+		case last == 0 && letter != 't':
 			return fmt.Errorf("fields %q do not start with the time (t): %s", cut(s), want)
+		case letter == 'd' && seen[2]:
+			return fmt.Errorf("field %q after the worker: the datacenter comes first (%s)", cut(f), want)
+		case letter == 'w' && seen[1] && last != 'd':
+			return fmt.Errorf("field %q: the worker comes right after the datacenter (%s)", cut(f), want)
+		case letter == 's' && !seen[1] && !seen[2]:
+			seqFirst = true
 		}
-		last = at
+		seen[at] = true
+		last = letter
 		n, _ := strconv.Atoi(digits) // at most two digits
 		switch letter {
 		case 't':
@@ -176,8 +198,11 @@ func parseFields(s string, l *Layout) error {
 			l.SequenceBits = n
 		}
 	}
-	if last != len(fieldLetters)-1 {
-		return fmt.Errorf("fields %q do not end with the sequence (s): %s", cut(s), want)
+	if !seen[3] {
+		return fmt.Errorf("fields %q have no sequence (s): %s", cut(s), want)
+	}
+	if seqFirst && l.NodeBits() != 0 {
+		l.Order = TimeSequenceNode
 	}
 	return nil
 }

@@ -31,6 +31,11 @@ func TestParseLayout(t *testing.T) {
 		{"datacenter only", "33t/8d/16s 1s since 0", Layout{Epoch: time.Unix(0, 0).UTC(), Unit: time.Second, TimeBits: 33, DatacenterBits: 8, SequenceBits: 16}},
 		{"microsecond unit", "46t/17s 100us since 2020-01-01", Layout{Epoch: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), Unit: 100 * time.Microsecond, TimeBits: 46, SequenceBits: 17}},
 		{"epoch before 1970", "41t/22s 1ms since -1000", Layout{Epoch: time.UnixMilli(-1000).UTC(), Unit: time.Millisecond, TimeBits: 41, SequenceBits: 22}},
+		{"sequence before the node", "39t/8s/16w 10ms since 2014-09-01", Layout{Epoch: time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC), Unit: 10 * time.Millisecond, TimeBits: 39, WorkerBits: 16, SequenceBits: 8, Order: TimeSequenceNode}},
+		{"sequence before a split node", "41t/6s/8d/8w 1ms since 2018-01-01", Layout{Epoch: time.Date(2018, 1, 1, 0, 0, 0, 0, time.UTC), Unit: time.Millisecond, TimeBits: 41, DatacenterBits: 8, WorkerBits: 8, SequenceBits: 6, Order: TimeSequenceNode}},
+		{"sequence before the datacenter only", "41t/6s/16d 1ms since 2018-01-01", Layout{Epoch: time.Date(2018, 1, 1, 0, 0, 0, 0, time.UTC), Unit: time.Millisecond, TimeBits: 41, DatacenterBits: 16, SequenceBits: 6, Order: TimeSequenceNode}},
+		{"sequence before a zero-width node", "41t/22s/0w 1ms since 2018-01-01", Layout{Epoch: time.Date(2018, 1, 1, 0, 0, 0, 0, time.UTC), Unit: time.Millisecond, TimeBits: 41, SequenceBits: 22}},
+		{"sequence before a zero-width datacenter", "41t/6s/0d/16w 1ms since 2018-01-01", Layout{Epoch: time.Date(2018, 1, 1, 0, 0, 0, 0, time.UTC), Unit: time.Millisecond, TimeBits: 41, WorkerBits: 16, SequenceBits: 6, Order: TimeSequenceNode}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,10 +68,14 @@ func TestParseLayout_Errors(t *testing.T) {
 		{"unknown field letter", "41t/10x/12s 1ms since 2016-02-18", ErrLayoutText, `field "10x"`},
 		{"width without letter", "41t/10/12s 1ms since 2016-02-18", ErrLayoutText, `field "10"`},
 		{"letter without width", "41t/w/12s 1ms since 2016-02-18", ErrLayoutText, `field "w"`},
-		{"fields out of order", "41t/10w/5d/12s 1ms since 2016-02-18", ErrLayoutText, `field "5d"`},
+		{"fields out of order", "41t/10w/5d/12s 1ms since 2016-02-18", ErrLayoutText, `field "5d" after the worker`},
 		{"field twice", "41t/10w/10w/12s 1ms since 2016-02-18", ErrLayoutText, `field "10w"`},
 		{"no time field", "10w/12s 1ms since 2016-02-18", ErrLayoutText, "do not start with the time"},
-		{"no sequence field", "41t/10w 1ms since 2016-02-18", ErrLayoutText, "do not end with the sequence"},
+		{"no sequence field", "41t/10w 1ms since 2016-02-18", ErrLayoutText, "have no sequence (s)"},
+		{"sequence between datacenter and worker", "41t/5d/12s/5w 1ms since 2016-02-18", ErrLayoutText, `field "5w": the worker comes right after the datacenter`},
+		{"zero-width datacenter apart from the worker", "41t/0d/12s/10w 1ms since 2016-02-18", ErrLayoutText, `field "10w": the worker comes right after the datacenter`},
+		{"worker before datacenter, sequence first", "41t/12s/5w/5d 1ms since 2016-02-18", ErrLayoutText, `field "5d" after the worker`},
+		{"sequence twice around the node", "39t/4s/16w/4s 10ms since 2014-09-01", ErrLayoutText, `field "4s": a second s field`},
 		{"leading zero width", "41t/010w/12s 1ms since 2016-02-18", ErrLayoutText, "leading zeros"},
 		{"width too wide", "41t/100w/12s 1ms since 2016-02-18", ErrLayoutText, "0..64"},
 		{"negative width", "41t/-1w/12s 1ms since 2016-02-18", ErrLayoutText, `field "-1w"`},
@@ -84,7 +93,7 @@ func TestParseLayout_Errors(t *testing.T) {
 		{"too many bits", "41t/10w/13s 1ms since 2016-02-18", ErrLayoutBits, "64 bits, at most 63"},
 		{"no sequence bits", "41t/10w/0s 1ms since 2016-02-18", ErrLayoutSequenceBits, ""},
 		{"time too wide", "57t/1s 1ms since 2016-02-18", ErrLayoutTimeBits, ""},
-		{"span too long", "56t/1s 1ms since 2016-02-18", ErrLayoutSpan, ""},
+		{"span too long", "56t/1s 1000h since 2016-02-18", ErrLayoutSpan, "2^56 ticks of 1000h0m0s after 2016-02-18T00:00:00Z"},
 		{"zero epoch", "41t/22s 1ms since 0001-01-01", ErrLayoutEpoch, ""},
 	}
 	for _, tt := range tests {
@@ -106,6 +115,9 @@ func FuzzParseLayout(f *testing.F) {
 	}
 	f.Add("41t/5d/5w/12s 1ms since 1288834974657")
 	f.Add("39t/24s 1.5ms since 2020-01-01 signed")
+	f.Add("39t/8s/16w 10ms since 2014-09-01")
+	f.Add("41t/6s/8d/8w 1ms since 1514764800000 unsigned")
+	f.Add("48t/16s 1ms since 1970-01-01 unsigned")
 	f.Add("snowcast-1024")
 	f.Fuzz(func(t *testing.T, s string) {
 		l, err := ParseLayout(s)

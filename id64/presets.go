@@ -101,6 +101,57 @@ var (
 	}
 )
 
+var (
+	// Sonyflake is the layout of sony/sonyflake v1, the default fields of
+	// v2: sign bit, 39-bit time in units of 10 ms since
+	// 2014-09-01T00:00:00Z, 8-bit sequence, 16-bit machine ID (the worker
+	// field). The sequence comes before the machine ID (TimeSequenceNode),
+	// as sonyflake composes its IDs. Time runs out at
+	// 2188-10-15T18:08:30.08Z (2^39 × 10 ms, 174 years). sonyflake v2 counts
+	// from 2025-01-01 by default and lets each generator choose its widths
+	// and unit; write such a layout out (see ParseLayout): 39t/8s/16w 10ms
+	// since 2025-01-01.
+	Sonyflake = Layout{
+		Epoch:        time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC),
+		Unit:         10 * time.Millisecond,
+		TimeBits:     39,
+		WorkerBits:   16,
+		SequenceBits: 8,
+		Order:        TimeSequenceNode,
+	}
+
+	// Hazelcast is the layout of Hazelcast's FlakeIdGenerator: sign bit,
+	// 41-bit millisecond time since 2018-01-01T00:00:00Z (1514764800000 ms),
+	// 6-bit sequence, 16-bit member node ID. Hazelcast composes
+	// timestamp<<22 | sequence<<16 | nodeId, so the sequence comes before
+	// the node (TimeSequenceNode). Time runs out at
+	// 2087-09-07T15:47:35.552Z.
+	Hazelcast = Layout{
+		Epoch:        time.UnixMilli(1514764800000).UTC(),
+		Unit:         time.Millisecond,
+		TimeBits:     41,
+		WorkerBits:   16,
+		SequenceBits: 6,
+		Order:        TimeSequenceNode,
+	}
+
+	// JS53 is a layout whose IDs stay below 2^53, so that a JavaScript
+	// Number (a double) holds every one of them exactly, as JSON.parse
+	// reads it in a browser: 41-bit millisecond time since
+	// 2026-01-01T00:00:00Z, 5-bit worker, 7-bit sequence, 53 bits in all.
+	// It keeps Twitter's 41 bits of milliseconds, so its time runs out at
+	// 2095-09-07T15:47:35.552Z, 69 years on, and an ID's time is as fine as
+	// Twitter's. The 12 bits left give 32 nodes of 128 IDs per millisecond
+	// (128,000 a second) each, 4,096,000 a second in all.
+	JS53 = Layout{
+		Epoch:        time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		Unit:         time.Millisecond,
+		TimeBits:     41,
+		WorkerBits:   5,
+		SequenceBits: 7,
+	}
+)
+
 // Snowcast node counts, as snowcast bounds them.
 const (
 	snowcastMinNodes = 128  // 7 node bits, 16 sequence bits
@@ -137,11 +188,12 @@ func Snowcast(nodes int) (Layout, error) {
 }
 
 // presetNames lists the names LayoutByName knows, for errors and help.
-const presetNames = "twitter, icicle, icicle2, instagram, discord, redisgen or snowcast-N"
+const presetNames = "twitter, icicle, icicle2, instagram, discord, redisgen, sonyflake, hazelcast, js53 or snowcast-N"
 
 // LayoutByName returns the preset a configuration names: "twitter" (also
 // "noeq" and ""), "icicle" (icicle 1.x), "icicle2", "instagram",
-// "discord", "redisgen" or "snowcast-N" for N nodes, 128..8192.
+// "discord", "redisgen", "sonyflake", "hazelcast", "js53" or "snowcast-N"
+// for N nodes, 128..8192.
 // ParseLayout reads these names and layouts written out.
 func LayoutByName(name string) (Layout, error) {
 	switch name {
@@ -157,6 +209,12 @@ func LayoutByName(name string) (Layout, error) {
 		return Discord, nil
 	case "redisgen":
 		return Redisgen, nil
+	case "sonyflake":
+		return Sonyflake, nil
+	case "hazelcast":
+		return Hazelcast, nil
+	case "js53":
+		return JS53, nil
 	}
 	if n, ok := strings.CutPrefix(name, "snowcast-"); ok {
 		nodes, err := strconv.Atoi(n)

@@ -7,7 +7,7 @@ import (
 )
 
 func TestPresets_Validate(t *testing.T) {
-	presets := map[string]Layout{"twitter": Twitter, "icicle": Icicle, "icicle2": Icicle2, "instagram": Instagram, "discord": Discord, "redisgen": Redisgen}
+	presets := map[string]Layout{"twitter": Twitter, "icicle": Icicle, "icicle2": Icicle2, "instagram": Instagram, "discord": Discord, "redisgen": Redisgen, "sonyflake": Sonyflake, "hazelcast": Hazelcast}
 	for n := 128; n <= 8192; n *= 2 {
 		l, err := Snowcast(n)
 		if err != nil {
@@ -68,6 +68,12 @@ func TestPresets_Golden(t *testing.T) {
 			name: "tweet", layout: Twitter, id: 1599182356107579392,
 			want: Parts{Time: time.UnixMilli(1670109759724), Tick: 1670109759724 - 1288834974657, Datacenter: 14, Worker: 21, Node: 14<<5 | 21, Sequence: 0},
 		},
+		{
+			// A sony/sonyflake v1 ID (docs/migrating.md) of machine 513,
+			// sequence 1, made 2026-11-25T23:41:13.63Z.
+			name: "sonyflake", layout: Sonyflake, id: 647802658811347457,
+			want: Parts{Time: time.UnixMilli(1795650073630), Tick: 38612047363, Worker: 513, Node: 513, Sequence: 1},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,6 +119,17 @@ func TestPresets_Formula(t *testing.T) {
 			5289132000<<23 | 1234<<10 | 1000},
 		{"snowcast 128", mustSnowcast(t, 128, 1388534400000), Parts{Tick: tick, Worker: 100, Sequence: 65535},
 			tick<<23 | 100<<16 | 65535},
+		// sonyflake v1 toID: elapsedTime<<(BitLenSequence+BitLenMachineID) |
+		// sequence<<BitLenMachineID | machineID
+		{"sonyflake", Sonyflake, Parts{Time: time.UnixMilli(ms), Worker: 51234, Sequence: 201},
+			(ms-1409529600000)/10<<24 | 201<<16 | 51234},
+		// Hazelcast FlakeIdGenerator: timestamp << (BITS_SEQUENCE +
+		// BITS_NODE_ID) | sequence << BITS_NODE_ID | nodeId, with the epoch
+		// EPOCH_START = 1514764800000
+		{"hazelcast", Hazelcast, Parts{Time: time.UnixMilli(ms), Worker: 65535, Sequence: 63},
+			(ms-1514764800000)<<22 | 63<<16 | 65535},
+		{"js53", JS53, Parts{Time: time.UnixMilli(1800000000000), Worker: 31, Sequence: 127},
+			(1800000000000-1767225600000)<<12 | 31<<7 | 127},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,6 +219,9 @@ func TestLayoutByName(t *testing.T) {
 		{"instagram", Instagram, nil},
 		{"discord", Discord, nil},
 		{"redisgen", Redisgen, nil},
+		{"sonyflake", Sonyflake, nil},
+		{"hazelcast", Hazelcast, nil},
+		{"js53", JS53, nil},
 		{"snowcast-1024", sc, nil},
 		{"snowcast-64", Layout{}, ErrSnowcastNodes},
 		{"snowcast-x", Layout{}, ErrUnknownLayout},
@@ -214,5 +234,32 @@ func TestLayoutByName(t *testing.T) {
 				t.Errorf("got %v, %v; want %v, %v", got, err, tc.want, tc.err)
 			}
 		})
+	}
+}
+
+// TestJS53_Below2To53 checks that every ID JS53 can make, to its last tick,
+// is below 2^53, so that a JavaScript Number holds it exactly.
+func TestJS53_Below2To53(t *testing.T) {
+	const limit = 1 << 53
+	if err := JS53.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := JS53.MaxID(); got != limit-1 {
+		t.Errorf("MaxID() = %d, want 2^53-1", got)
+	}
+	last := JS53.End().Add(-time.Nanosecond)
+	if got := JS53.Last(last); got != limit-1 {
+		t.Errorf("Last(%v) = %d, want 2^53-1", last, got)
+	}
+	if got, want := JS53.End().Format(time.RFC3339Nano), "2095-09-07T15:47:35.552Z"; got != want {
+		t.Errorf("End() = %s, want %s", got, want)
+	}
+	if err := JS53.CheckID(limit); err == nil {
+		t.Errorf("CheckID(2^53) = nil, want an error")
+	}
+	for _, id := range []ID{0, JS53.First(last), JS53.Last(last), limit - 1} {
+		if f := float64(id); ID(f) != id {
+			t.Errorf("float64(%d) = %v, not exact", id, f)
+		}
 	}
 }

@@ -285,6 +285,13 @@ func TestNew_Refuses(t *testing.T) {
 			t.Fatalf("got %v, want ErrNoServers", err)
 		}
 	})
+	t.Run("sequence above the shard", func(t *testing.T) {
+		l := redisgen.DefaultLayout
+		l.Order = id64.TimeSequenceNode
+		if _, err := redisgen.New(ctx, []string{"127.0.0.1:1"}, redisgen.WithLayout(l)); !errors.Is(err, redisgen.ErrLayout) {
+			t.Fatalf("got %v, want ErrLayout", err)
+		}
+	})
 	t.Run("layout finer than a microsecond", func(t *testing.T) {
 		l := redisgen.DefaultLayout
 		l.Unit = 500 * time.Nanosecond

@@ -34,6 +34,9 @@ func scriptArgs(l id64.Layout) ([]any, error) {
 	if epoch < 0 || l.NodeBits() == 0 {
 		return nil, fmt.Errorf("%w: epoch before 1970 or no node bits for the shard", ErrLayout)
 	}
+	if l.Order != id64.TimeNodeSequence {
+		return nil, fmt.Errorf("%w: the script puts the shard above the sequence, and the layout %v puts it below", ErrLayout, l)
+	}
 	// The last tick's end, in microseconds since 1970, must stay exact.
 	if end := float64(epoch) + float64(l.MaxTick()+1)*float64(unit); end >= maxExact {
 		return nil, fmt.Errorf("%w: its time runs past 2^53 microseconds", ErrLayout)

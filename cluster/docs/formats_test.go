@@ -30,13 +30,14 @@ type formatFacts struct {
 	perSecond                   uint64 // IDs per second per node
 	nodes                       uint64
 	epoch, end                  time.Time
+	seqFirst                    bool // the sequence lies above the node
 }
 
 // formatPresets are the id64 layouts that -layout flags name, every one of them a
 // row of the tables.
 var formatPresets = []string{
 	"twitter", "icicle", "icicle2", "redisgen", "instagram", "discord",
-	"snowcast-128", "snowcast-256", "snowcast-512", "snowcast-1024",
+	"sonyflake", "hazelcast", "js53", "snowcast-128", "snowcast-256", "snowcast-512", "snowcast-1024",
 	"snowcast-2048", "snowcast-4096", "snowcast-8192",
 }
 
@@ -51,6 +52,7 @@ func facts64(l id64.Layout) formatFacts {
 		nodes:     l.MaxNode() + 1,
 		epoch:     l.Epoch,
 		end:       l.End(),
+		seqFirst:  l.Order == id64.TimeSequenceNode && l.NodeBits() > 0,
 	}
 }
 
@@ -142,6 +144,9 @@ func TestFormats_Table(t *testing.T) {
 		seen[name] = true
 		row.int(t, "time bits", uint64(f.timeBits))
 		row.int(t, "node bits", uint64(f.nodeBits))
+		if got := strings.Contains(row.cells["node bits"], "below the sequence"); got != f.seqFirst {
+			t.Errorf("%s: node bits %q says the node lies below the sequence: %t, the code says %t", row.at, row.cells["node bits"], got, f.seqFirst)
+		}
 		row.int(t, "sequence bits", uint64(f.seqBits))
 		row.duration(t, "tick", f.tick)
 		row.int(t, "IDs per tick per node", f.perTick)

@@ -61,7 +61,7 @@ func TestCompletion_Bash(t *testing.T) {
 		want  []string
 	}{
 		{"commands", []string{"se"}, []string{"seq"}},
-		{"every command", []string{""}, []string{"new", "inspect", "redis", "get", "bench", "seq", "node", "completion", "version", "help"}},
+		{"every command", []string{""}, []string{"new", "inspect", "layout", "range", "redis", "get", "bench", "seq", "node", "completion", "version", "help"}},
 		{"subcommands", []string{"seq", ""}, []string{"create", "list", "destroy"}},
 		{"flags", []string{"new", "-form"}, []string{"-format"}},
 		{"double-dash flags", []string{"redis", "init", "--sh"}, []string{"--shard"}},

@@ -164,21 +164,21 @@ type reading struct {
 // likely reading of its text. Fields that are not the format's are left
 // out.
 type readingJSON struct {
-	ID         string    `json:"id"`
-	Format     string    `json:"format"`
-	Layout     string    `json:"layout,omitempty"`
-	Time       time.Time `json:"time"`
-	Tick       *uint64   `json:"tick,omitempty"`
-	Timestamp  *uint64   `json:"timestamp,omitempty"`
-	TickTock   *bool     `json:"ticktock,omitempty"`
-	Meta       *uint8    `json:"meta,omitempty"`
-	Partition  *uint16   `json:"partition,omitempty"`
-	Drift      *uint8    `json:"drift,omitempty"`
-	Datacenter *uint64   `json:"datacenter,omitempty"`
-	Worker     *uint64   `json:"worker,omitempty"`
-	Node       *uint64   `json:"node,omitempty"`
-	Sequence   uint64    `json:"sequence"`
-	Likely     bool      `json:"likely"`
+	ID         string  `json:"id"`
+	Format     string  `json:"format"`
+	Layout     string  `json:"layout,omitempty"`
+	Time       string  `json:"time"` // RFC 3339, as time.Time writes it, but past the year 9999 too
+	Tick       *uint64 `json:"tick,omitempty"`
+	Timestamp  *uint64 `json:"timestamp,omitempty"`
+	TickTock   *bool   `json:"ticktock,omitempty"`
+	Meta       *uint8  `json:"meta,omitempty"`
+	Partition  *uint16 `json:"partition,omitempty"`
+	Drift      *uint8  `json:"drift,omitempty"`
+	Datacenter *uint64 `json:"datacenter,omitempty"`
+	Worker     *uint64 `json:"worker,omitempty"`
+	Node       *uint64 `json:"node,omitempty"`
+	Sequence   uint64  `json:"sequence"`
+	Likely     bool    `json:"likely"`
 }
 
 // futureSlack is how far ahead of this machine's clock a time may lie and
@@ -281,7 +281,7 @@ func (in inspector) read64(s string) (reading, error) {
 	return reading{
 		text: fmt.Sprintf("id64 layout=%s%s time=%s tick=%d datacenter=%d worker=%d sequence=%d",
 			in.label, signed, stamp(p.Time), p.Tick, p.Datacenter, p.Worker, p.Sequence),
-		json: readingJSON{ID: id.String(), Format: "id64", Layout: in.layout.String(), Time: p.Time.UTC(),
+		json: readingJSON{ID: id.String(), Format: "id64", Layout: in.layout.String(), Time: stamp(p.Time),
 			Tick: &p.Tick, Datacenter: &p.Datacenter, Worker: &p.Worker, Node: &p.Node, Sequence: p.Sequence},
 		time: p.Time,
 		end:  in.layout.End(),
@@ -301,7 +301,7 @@ func read80(s string) (reading, error) {
 	return reading{
 		text: fmt.Sprintf("id80 time=%s ticktock=%t meta=%d partition=%d sequence=%d",
 			stamp(p.Time), p.TickTock, p.Meta, part, p.Sequence),
-		json: readingJSON{ID: s, Format: "id80", Time: p.Time.UTC(), Timestamp: &p.Timestamp, TickTock: &p.TickTock,
+		json: readingJSON{ID: s, Format: "id80", Time: stamp(p.Time), Timestamp: &p.Timestamp, TickTock: &p.TickTock,
 			Meta: &p.Meta, Partition: &part, Sequence: uint64(p.Sequence)},
 		time: p.Time,
 		end:  id80.Epoch.Add(time.Duration(id80.MaxTimestamp+1) * id80.TimeUnit),
@@ -317,7 +317,7 @@ func read96(s string) (reading, error) {
 	node, drift := uint64(p.Node), uint8(p.Drift)
 	return reading{
 		text: fmt.Sprintf("id96 time=%s drift=%d node=%d sequence=%d", stamp(p.Time), p.Drift, p.Node, p.Sequence),
-		json: readingJSON{ID: s, Format: "id96", Time: p.Time.UTC(), Tick: &p.Tick, Drift: &drift, Node: &node,
+		json: readingJSON{ID: s, Format: "id96", Time: stamp(p.Time), Tick: &p.Tick, Drift: &drift, Node: &node,
 			Sequence: uint64(p.Sequence)},
 		time: p.Time,
 		end:  id96End,

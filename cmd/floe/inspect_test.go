@@ -248,7 +248,8 @@ func TestInspect_RedisgenIDs(t *testing.T) {
 	for i, r := range inspectJSON(t, "redisgen", ids) {
 		id := ids[i]
 		// Redis runs on this machine, so its clock is this one.
-		if r.ID != id || r.Time.Before(before) || r.Time.After(after) || *r.Worker != 5 {
+		at, err := time.Parse(time.RFC3339Nano, r.Time)
+		if err != nil || r.ID != id || at.Before(before) || at.After(after) || *r.Worker != 5 {
 			t.Errorf("%s decodes as %+v, want time in %v..%v and worker 5", id, r, before, after)
 		}
 	}
@@ -267,7 +268,8 @@ func TestInspect_RedisgenIDs(t *testing.T) {
 	ids = strings.Fields(out.String())
 	for i, r := range inspectJSON(t, "icicle2", ids) {
 		id := ids[i]
-		if r.ID != id || r.Time.Before(before) || r.Time.After(after) || *r.Worker != 5 {
+		at, err := time.Parse(time.RFC3339Nano, r.Time)
+		if err != nil || r.ID != id || at.Before(before) || at.After(after) || *r.Worker != 5 {
 			t.Errorf("%s decodes as %+v, want time in %v..%v and worker 5", id, r, before, after)
 		}
 	}

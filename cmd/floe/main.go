@@ -4,6 +4,8 @@
 //
 //	floe new [-format id64|id80|id96] [-n count] [-o text|json|decimal] [flags]
 //	floe inspect [-layout L] [-format id64|id80|id96] [-o text|json] [ID... | -]
+//	floe layout [-o text|json] [NAME_OR_TEXT...]
+//	floe range [-layout L] [-o text|json] FROM [TO]
 //	floe redis init --shard N --addr host:port
 //	floe redis get [-n count] --addr host:port,...
 //	floe get [-n count] [-addr host:port,...] [-token T] [-layout L] [-max-skew 10m] [-timeout 5s] [-o text|json]
@@ -53,6 +55,8 @@ func init() {
 	commands = []command{
 		{"new", "generate IDs locally", runNew},
 		{"inspect", "decode IDs: format, parts and time", runInspect},
+		{"layout", "describe an id64 layout: fields, tick, epoch, end date, capacity", runLayout},
+		{"range", "the smallest and largest id64 ID of a time span, for WHERE id BETWEEN", runRange},
 		{"redis", "set a Redis server's shard (init) or fetch IDs made in Redis (get)", runRedis},
 		{"get", "fetch IDs from floed (or noeqd) daemons", runGet},
 		{"bench", "load-test a noeq-protocol server: IDs/s, latency, uniqueness", runBench},

@@ -18,6 +18,7 @@ func TestNew_Layouts(t *testing.T) {
 		{"redisgen", "redisgen"},
 		{"written out", "41t/10w/12s 1ms since 1455788600316"},
 		{"written out with a datacenter and a coarser tick", "39t/3d/7w/14s 10ms since 2020-01-01"},
+		{"sequence above the node", "sonyflake"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,7 +31,8 @@ func TestNew_Layouts(t *testing.T) {
 			ids := strings.Fields(out.String())
 			for i, r := range inspectJSON(t, tc.layout, ids) {
 				id := ids[i]
-				if r.ID != id || r.Time.Before(before) || r.Time.After(after) || *r.Worker != 7 {
+				at, err := time.Parse(time.RFC3339Nano, r.Time)
+				if err != nil || r.ID != id || at.Before(before) || at.After(after) || *r.Worker != 7 {
 					t.Errorf("%s decodes as %+v, want time in %v..%v and worker 7", id, r, before, after)
 				}
 			}

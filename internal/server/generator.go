@@ -101,11 +101,15 @@ func inspect(sc SequenceConfig, s string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	p := l.Parts(id)
 	return struct {
 		ID     id64.ID `json:"id"`
 		Layout string  `json:"layout"`
+		// Time shadows p.Time, whose MarshalJSON fails past the year 9999,
+		// where the time of a long layout's IDs may lie.
+		Time string `json:"time"`
 		id64.Parts
-	}{id, l.String(), l.Parts(id)}, nil
+	}{id, l.String(), p.Time.UTC().Format(time.RFC3339Nano), p}, nil
 }
 
 func inspect80(s string) (any, error) {

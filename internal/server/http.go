@@ -21,6 +21,9 @@ import (
 //	GET /v1/inspect/{id}?seq=&layout=
 //	                          the ID's parts and time, in the sequence's
 //	                          format and layout, or in layout (id64 only)
+//	GET /v1/range?time=&to=&seq=&layout=
+//	                          the smallest and largest id64 ID from time's
+//	                          tick to to's (default: time's)
 //	GET /v1/sequences         the sequences and their reservations
 //	GET /healthz              200 while the process runs
 //	GET /readyz               200 when every sequence can issue, else 503
@@ -35,6 +38,7 @@ func (s *Server) Handler() http.Handler {
 	rt := newRouter(s.m.httpRequest)
 	rt.handle("GET /v1/ids", "ids", s.handleIDs, "n", "seq")
 	rt.handle("GET /v1/inspect/{id}", "inspect", s.handleInspect, "seq", "layout")
+	rt.handle("GET /v1/range", "range", s.handleRange, "time", "to", "seq", "layout")
 	rt.handleFunc("GET /v1/sequences", "sequences", s.handleSequences)
 	rt.handleFunc("GET /healthz", "", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -153,6 +153,7 @@ func TestHandler_Inspect(t *testing.T) {
 		{"top bit on a signed layout written out", "/v1/inspect/9223372036854775808?layout=" + url.QueryEscape("41t/10w/12s 1ms since 2016-02-18"), 400, []string{`has the top bit set`}},
 		{"malformed layout", "/v1/inspect/1?layout=" + url.QueryEscape("41t/10w/12s 1ms"), 400, []string{`"code":"bad_request"`, `layout: floe: malformed layout`}},
 		{"unknown layout", "/v1/inspect/1?layout=nope", 400, []string{`"code":"bad_request"`, `unknown layout`}},
+		{"time past the year 9999", "/v1/inspect/18446744073709551615?layout=" + url.QueryEscape("48t/16s 1ms since 1970-01-01 unsigned"), 200, []string{`"time":"10889-08-02T05:31:50.655Z","tick":281474976710655,`, `"sequence":65535`}},
 		{"layout on an id80 sequence", "/v1/inspect/9q8xk7a2272im222?seq=sno&layout=twitter", 400, []string{`"code":"bad_request"`, `layout is for id64 sequences only`}},
 	}
 	for _, tc := range tests {
@@ -276,4 +277,41 @@ func TestHandler_IDsHead(t *testing.T) {
 			t.Fatalf("got %d, Retry-After %q; want 503 and 1", resp.StatusCode, resp.Header.Get("Retry-After"))
 		}
 	})
+}
+
+func TestHandler_Range(t *testing.T) {
+	hs := newHTTPServer(t, nil)
+	tests := []struct {
+		name, path string
+		status     int
+		want       string // the whole body
+	}{
+		{"one tick", "/v1/range?time=2026-11-22T12:00:00Z", 200,
+			`{"seq":"default","format":"id64","layout":"41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z","first":"2124472963691446272","last":"2124472963695640575","from":"2026-11-22T12:00:00Z","until":"2026-11-22T12:00:00.001Z"}` + "\n"},
+		{"a day of sonyflake", "/v1/range?time=2026-11-22&to=2026-11-22T23:59:59.999Z&layout=sonyflake", 200,
+			`{"seq":"default","format":"id64","layout":"39t/8s/16w 10ms since 2014-09-01T00:00:00Z","first":"647224727961600000","last":"647369683107839999","from":"2026-11-22T00:00:00Z","until":"2026-11-23T00:00:00Z"}` + "\n"},
+		{"the sequence's layout", "/v1/range?time=2026-11-22T12:00:00Z&seq=discord", 200,
+			`{"seq":"discord","format":"id64","layout":"42t/5d/5w/12s 1ms since 2015-01-01T00:00:00Z unsigned","first":"1574031694233600000","last":"1574031694237794303","from":"2026-11-22T12:00:00Z","until":"2026-11-22T12:00:00.001Z"}` + "\n"},
+		{"no time", "/v1/range", 400, `{"error":"time is missing: give the time whose IDs you want, as RFC 3339 (2026-11-22T12:00:00Z) or a date (2026-11-22)","code":"bad_request"}` + "\n"},
+		{"bad time", "/v1/range?time=noon", 400, `{"error":"time \"noon\" is not an RFC 3339 time (2026-11-22T12:00:00Z) or a date (2026-11-22)","code":"bad_request"}` + "\n"},
+		{"bad to", "/v1/range?time=2026-11-22&to=1", 400, `{"error":"to \"1\" is not an RFC 3339 time (2026-11-22T12:00:00Z) or a date (2026-11-22)","code":"bad_request"}` + "\n"},
+		{"before the epoch", "/v1/range?time=2025-01-01&layout=js53", 400, `{"error":"floe: time is before the layout epoch: 2025-01-01T00:00:00Z (the epoch is 2026-01-01T00:00:00Z, the end 2095-09-07T15:47:35.552Z)","code":"bad_request"}` + "\n"},
+		{"to before time", "/v1/range?time=2026-11-22&to=2026-11-21", 400, `{"error":"floe: time range ends before it starts: 2026-11-21T00:00:00Z is before 2026-11-22T00:00:00Z","code":"bad_request"}` + "\n"},
+		{"time twice", "/v1/range?time=2026-11-22&time=2026-11-23", 400, ""},
+		{"unknown parameter", "/v1/range?time=2026-11-22&n=3", 400, ""},
+		{"bad layout", "/v1/range?time=2026-11-22&layout=flake", 400, ""},
+		{"id80 sequence", "/v1/range?time=2026-11-22&seq=sno", 400, `{"error":"range is for id64 sequences only; sequence sno is id80","code":"bad_request"}` + "\n"},
+		{"unknown sequence", "/v1/range?time=2026-11-22&seq=nope", 404, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _, body := httpGet(t, hs.URL+tc.path)
+			if status != tc.status || tc.want != "" && body != tc.want {
+				t.Errorf("status %d, body %s; want %d, %s", status, body, tc.status, tc.want)
+			}
+			if status == 400 && !strings.Contains(body, `"code":"bad_request"`) {
+				t.Errorf("body %s, want the code bad_request", body)
+			}
+		})
+	}
 }

@@ -38,6 +38,7 @@ type walkRoute struct {
 var walkRoutes = []walkRoute{
 	{"/v1/ids", "/v1/ids?n=2", map[string]walkWant{"GET": {"", 200, "application/json"}}},
 	{"/v1/inspect/{id}", "/v1/inspect/2124472963691585536", map[string]walkWant{"GET": {"", 200, "application/json"}}},
+	{"/v1/range", "/v1/range?time=2026-11-22T12:00:00Z", map[string]walkWant{"GET": {"", 200, "application/json"}}},
 	{"/v1/sequences", "/v1/sequences", map[string]walkWant{"GET": {"", 200, "application/json"}}},
 	{"/healthz", "/healthz", map[string]walkWant{"GET": {"", 200, "text/plain; charset=utf-8"}}},
 	{"/readyz", "/readyz", map[string]walkWant{"GET": {"", 200, "text/plain; charset=utf-8"}}},
