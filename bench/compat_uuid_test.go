@@ -20,7 +20,7 @@ func googleUnixMilli(u uuid.UUID) int64 {
 	return sec*1000 + nsec/1e6
 }
 
-// floeIDs returns n IDs from id128 generators: half from Next on the real
+// floeUUIDs returns n IDs from id128 generators: half from Next on the real
 // clock, half from NextN on a fake clock that crosses many milliseconds and
 // fills some of them, with worker IDs at both ends of the range.
 func floeUUIDs(t *testing.T, n int) []id128.ID {
