@@ -90,7 +90,7 @@ func MustParse(s string) ID {
 // parseText reads the text of an ID, returning the error decoders report
 // for src; it does not allocate on success.
 func parseText[T string | []byte](src T) (ID, *floe.ParseError) {
-	u, e := parseUUID(src)
+	u, e := parseUUID(format, src)
 	if e != nil {
 		return ID{}, e
 	}
@@ -101,46 +101,46 @@ func parseText[T string | []byte](src T) (ID, *floe.ParseError) {
 }
 
 // parseUUID reads the 16 bytes of a UUID of any version from its text in
-// one of google/uuid's forms.
-func parseUUID[T string | []byte](src T) (ID, *floe.ParseError) {
+// one of google/uuid's forms; its errors name the format name.
+func parseUUID[T string | []byte](name string, src T) (ID, *floe.ParseError) {
 	var u ID
 	switch len(src) {
 	case EncodedLen:
 		if i, want := decodeDashed(&u, src); i >= 0 {
-			return ID{}, textid.CharError(format, src, i, want)
+			return ID{}, textid.CharError(name, src, i, want)
 		}
 	case EncodedLen + 2:
 		if src[0] != '{' {
-			return ID{}, textid.CharError(format, src, 0, "{")
+			return ID{}, textid.CharError(name, src, 0, "{")
 		}
 		if i, want := decodeDashed(&u, src[1:EncodedLen+1]); i >= 0 {
-			return ID{}, textid.CharError(format, src, 1+i, want)
+			return ID{}, textid.CharError(name, src, 1+i, want)
 		}
 		if src[EncodedLen+1] != '}' {
-			return ID{}, textid.CharError(format, src, EncodedLen+1, "}")
+			return ID{}, textid.CharError(name, src, EncodedLen+1, "}")
 		}
 	case len(urnPrefix) + EncodedLen:
 		for i := range len(urnPrefix) {
 			if lower(src[i]) != urnPrefix[i] {
-				return ID{}, textid.CharError(format, src, i, wantURN)
+				return ID{}, textid.CharError(name, src, i, wantURN)
 			}
 		}
 		if i, want := decodeDashed(&u, src[len(urnPrefix):]); i >= 0 {
-			return ID{}, textid.CharError(format, src, len(urnPrefix)+i, want)
+			return ID{}, textid.CharError(name, src, len(urnPrefix)+i, want)
 		}
 	case 2 * Size:
 		for i := range Size {
 			hi, lo := unhex(src[2*i]), unhex(src[2*i+1])
 			switch {
 			case hi == bad:
-				return ID{}, textid.CharError(format, src, 2*i, wantHex)
+				return ID{}, textid.CharError(name, src, 2*i, wantHex)
 			case lo == bad:
-				return ID{}, textid.CharError(format, src, 2*i+1, wantHex)
+				return ID{}, textid.CharError(name, src, 2*i+1, wantHex)
 			}
 			u[i] = hi<<4 | lo
 		}
 	default:
-		return ID{}, textid.LengthError(format, src, len(src), wantText)
+		return ID{}, textid.LengthError(name, src, len(src), wantText)
 	}
 	return u, nil
 }
