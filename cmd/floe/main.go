@@ -3,7 +3,7 @@
 // Usage:
 //
 //	floe new [-format id64|id80|id96] [-n count] [-o text|json|decimal] [flags]
-//	floe inspect [-layout L] [-format id64|id80|id96] [-o text|json] [ID... | -]
+//	floe inspect [-layout L] [-format id64|id80|id96|id128|uuid] [-o text|json] [ID... | -]
 //	floe redis init --shard N --addr host:port
 //	floe redis get [-n count] --addr host:port,...
 //	floe get [-n count] [-addr host:port,...] [-token T] [-layout L] [-max-skew 10m] [-timeout 5s] [-o text|json]
