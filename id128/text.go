@@ -155,30 +155,38 @@ func lower(c byte) byte {
 	return c
 }
 
+// digitPairs are the offsets of the 16 pairs of digits in the canonical
+// text, one a byte.
+var digitPairs = [Size]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
 // decodeDashed reads the 8-4-4-4-12 text s, EncodedLen bytes, into u. It
 // returns the offset of the first byte out of place and what belongs
-// there, or -1.
+// there, or -1; on error u holds no meaning.
 func decodeDashed[T string | []byte](u *ID, s T) (int, string) {
 	_ = s[EncodedLen-1]
-	j := 0
-	for i := 0; i < EncodedLen; {
+	var all byte // every digit's value ORed: bad sets its high bits
+	for i, o := range digitPairs {
+		hi, lo := unhex(s[o]), unhex(s[o+1])
+		all |= hi | lo
+		u[i] = hi<<4 | lo
+	}
+	if all&0xf0 == 0 && s[dashes[0]] == '-' && s[dashes[1]] == '-' && s[dashes[2]] == '-' && s[dashes[3]] == '-' {
+		return -1, ""
+	}
+	return firstWrong(s)
+}
+
+// firstWrong returns the offset of the first byte of the 8-4-4-4-12 text s
+// that is out of place, and what belongs there, or -1.
+func firstWrong[T string | []byte](s T) (int, string) {
+	for i := range EncodedLen {
 		if i == dashes[0] || i == dashes[1] || i == dashes[2] || i == dashes[3] {
 			if s[i] != '-' {
 				return i, "-"
 			}
-			i++
-			continue
-		}
-		hi, lo := unhex(s[i]), unhex(s[i+1])
-		switch {
-		case hi == bad:
+		} else if unhex(s[i]) == bad {
 			return i, wantHex
-		case lo == bad:
-			return i + 1, wantHex
 		}
-		u[j] = hi<<4 | lo
-		j++
-		i += 2
 	}
 	return -1, ""
 }

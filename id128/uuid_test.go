@@ -154,3 +154,29 @@ func TestParseUUID_Errors(t *testing.T) {
 		})
 	}
 }
+
+func TestParseUUID_Allocs(t *testing.T) {
+	var sink time.Time
+	got := testing.AllocsPerRun(100, func() {
+		u, _ := id128.ParseUUID(rfcV1)
+		sink, _ = u.Time()
+		_ = u.Kind()
+	})
+	if got != 0 {
+		t.Errorf("ParseUUID, Time and Kind: %v allocations, want 0", got)
+	}
+	_ = sink
+}
+
+func BenchmarkParseUUID(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		u, err := id128.ParseUUID(rfcV6)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := u.Time(); !ok {
+			b.Fatal("no time")
+		}
+	}
+}
