@@ -13,7 +13,8 @@
 //     (compat_snowflake_test.go);
 //   - github.com/google/uuid and github.com/gofrs/uuid/v5: id128's IDs are
 //     their version-7 UUIDs, and id128 reads theirs (compat_uuid_test.go,
-//     BenchmarkUUIDv7);
+//     BenchmarkUUIDv7); id128.ParseUUID reads the time of their versions
+//     1, 2, 6 and 7 as they do (compat_uuidtime_test.go);
 //   - github.com/sony/sonyflake (v1) and github.com/sony/sonyflake/v2:
 //     id64.Sonyflake, and v2's other widths and units written out, read
 //     and write their IDs (compat_sonyflake_test.go); Hazelcast's flake IDs

@@ -68,6 +68,9 @@
 // "id128", wrapping floe.ErrInvalidLength, floe.ErrInvalidCharacter,
 // floe.ErrUnsupportedType or a *VersionError, and none panics.
 //
+// [ParseUUID] reads the same forms for a UUID of any version, as a [UUID]
+// that says its version, variant and, for versions 1, 2, 6 and 7, its time.
+//
 // # Databases
 //
 // Value returns the canonical text, which lib/pq and pgx write into a

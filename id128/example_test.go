@@ -84,3 +84,26 @@ func ExampleID_AppendText() {
 	fmt.Println(string(buf))
 	// Output: 017f22e2-79b0-7cc3-98c4-dc0c0c07398f
 }
+
+func ExampleParseUUID() {
+	for _, s := range []string{
+		"C232AB00-9414-11EC-B3C8-9F6BDECED846", // RFC 9562's examples
+		"1EC9414C-232A-6B00-B3C8-9F6BDECED846",
+		"017F22E2-79B0-7CC3-98C4-DC0C0C07398F",
+		"919108f7-52d1-4320-9bac-f847db4148a8",
+		"00000000-0000-0000-0000-000000000000",
+	} {
+		u, _ := id128.ParseUUID(s)
+		if t, ok := u.Time(); ok {
+			fmt.Printf("version %d, %s: %s to %v\n", u.Version(), u.Kind(), t.Format(time.RFC3339Nano), u.TimeUnit())
+			continue
+		}
+		fmt.Printf("version %d, %s\n", u.Version(), u.Kind())
+	}
+	// Output:
+	// version 1, Gregorian time and node: 2022-02-22T19:22:22Z to 100ns
+	// version 6, reordered Gregorian time and node: 2022-02-22T19:22:22Z to 100ns
+	// version 7, Unix time in milliseconds: 2022-02-22T19:22:22Z to 1ms
+	// version 4, random, no time
+	// version 0, the nil UUID
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/id128"
@@ -210,5 +211,51 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		checkText(t, s, id, err, textReasons...)
+	})
+}
+
+func FuzzParseUUID(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Add("000003e8-9414-21ec-b300-9f6bdeced846")   // version 2
+	f.Add("{00020906-0000-0000-C000-000000000046}") // Microsoft's variant
+	f.Add("ffffffff-ffff-6fff-8000-000000000000")   // the last Gregorian time
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := id128.ParseUUID(s)
+		digits, v7, ok := oracle(s)
+		if err != nil {
+			if ok || !u.IsNil() {
+				t.Fatalf("ParseUUID(%q) = %v, %v; the oracle reads %s", s, u, err, digits)
+			}
+			parsetest.Failure(t, err, "uuid", s, textReasons...)
+			return
+		}
+		if !ok || strings.ReplaceAll(u.String(), "-", "") != digits {
+			t.Fatalf("ParseUUID(%q) = %v; the oracle reads %q (%t)", s, u, digits, ok)
+		}
+		if back, err := id128.ParseUUID(u.String()); err != nil || back != u {
+			t.Fatalf("round trip of %v = %v, %v", u, back, err)
+		}
+		if u.Version() != int(u[6]>>4) || u.Kind() == "" {
+			t.Fatalf("%v: version %d, kind %q", u, u.Version(), u.Kind())
+		}
+		v := u.Version()
+		timed := u.Variant() == id128.VariantRFC9562 && (v == 1 || v == 2 || v == 6 || v == 7)
+		tm, has := u.Time()
+		if has != timed || has != (u.TimeUnit() > 0) {
+			t.Fatalf("%v (version %d, variant %v): Time() = %v, %t; TimeUnit() = %v", u, u.Version(), u.Variant(), tm, has, u.TimeUnit())
+		}
+		if has && (tm.Location() != time.UTC || tm.Before(time.Date(1582, 10, 15, 0, 0, 0, 0, time.UTC)) || !tm.Before(time.UnixMilli(1<<48).UTC())) {
+			t.Fatalf("%v: time %v out of the range of every version", u, tm)
+		}
+		id, err := u.ID()
+		pid, perr := id128.Parse(s)
+		if (err == nil) != v7 || (perr == nil) != v7 || id != pid {
+			t.Fatalf("%v: ID() = %v, %v; Parse = %v, %v; the oracle says version 7 %t", u, id, err, pid, perr, v7)
+		}
+		if v7 && !id.Time().Equal(tm) {
+			t.Fatalf("%v: Time() = %v, the ID's %v", u, tm, id.Time())
+		}
 	})
 }

@@ -90,7 +90,7 @@ func MustParse(s string) ID {
 // parseText reads the text of an ID, returning the error decoders report
 // for src; it does not allocate on success.
 func parseText[T string | []byte](src T) (ID, *floe.ParseError) {
-	u, e := parseUUID(src)
+	u, e := parseUUID(format, src)
 	if e != nil {
 		return ID{}, e
 	}
@@ -101,46 +101,46 @@ func parseText[T string | []byte](src T) (ID, *floe.ParseError) {
 }
 
 // parseUUID reads the 16 bytes of a UUID of any version from its text in
-// one of google/uuid's forms.
-func parseUUID[T string | []byte](src T) (ID, *floe.ParseError) {
+// one of google/uuid's forms; its errors name the format name.
+func parseUUID[T string | []byte](name string, src T) (ID, *floe.ParseError) {
 	var u ID
 	switch len(src) {
 	case EncodedLen:
 		if i, want := decodeDashed(&u, src); i >= 0 {
-			return ID{}, textid.CharError(format, src, i, want)
+			return ID{}, textid.CharError(name, src, i, want)
 		}
 	case EncodedLen + 2:
 		if src[0] != '{' {
-			return ID{}, textid.CharError(format, src, 0, "{")
+			return ID{}, textid.CharError(name, src, 0, "{")
 		}
 		if i, want := decodeDashed(&u, src[1:EncodedLen+1]); i >= 0 {
-			return ID{}, textid.CharError(format, src, 1+i, want)
+			return ID{}, textid.CharError(name, src, 1+i, want)
 		}
 		if src[EncodedLen+1] != '}' {
-			return ID{}, textid.CharError(format, src, EncodedLen+1, "}")
+			return ID{}, textid.CharError(name, src, EncodedLen+1, "}")
 		}
 	case len(urnPrefix) + EncodedLen:
 		for i := range len(urnPrefix) {
 			if lower(src[i]) != urnPrefix[i] {
-				return ID{}, textid.CharError(format, src, i, wantURN)
+				return ID{}, textid.CharError(name, src, i, wantURN)
 			}
 		}
 		if i, want := decodeDashed(&u, src[len(urnPrefix):]); i >= 0 {
-			return ID{}, textid.CharError(format, src, len(urnPrefix)+i, want)
+			return ID{}, textid.CharError(name, src, len(urnPrefix)+i, want)
 		}
 	case 2 * Size:
 		for i := range Size {
 			hi, lo := unhex(src[2*i]), unhex(src[2*i+1])
 			switch {
 			case hi == bad:
-				return ID{}, textid.CharError(format, src, 2*i, wantHex)
+				return ID{}, textid.CharError(name, src, 2*i, wantHex)
 			case lo == bad:
-				return ID{}, textid.CharError(format, src, 2*i+1, wantHex)
+				return ID{}, textid.CharError(name, src, 2*i+1, wantHex)
 			}
 			u[i] = hi<<4 | lo
 		}
 	default:
-		return ID{}, textid.LengthError(format, src, len(src), wantText)
+		return ID{}, textid.LengthError(name, src, len(src), wantText)
 	}
 	return u, nil
 }
@@ -155,30 +155,38 @@ func lower(c byte) byte {
 	return c
 }
 
+// digitPairs are the offsets of the 16 pairs of digits in the canonical
+// text, one a byte.
+var digitPairs = [Size]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
 // decodeDashed reads the 8-4-4-4-12 text s, EncodedLen bytes, into u. It
 // returns the offset of the first byte out of place and what belongs
-// there, or -1.
+// there, or -1; on error u holds no meaning.
 func decodeDashed[T string | []byte](u *ID, s T) (int, string) {
 	_ = s[EncodedLen-1]
-	j := 0
-	for i := 0; i < EncodedLen; {
+	var all byte // every digit's value ORed: bad sets its high bits
+	for i, o := range digitPairs {
+		hi, lo := unhex(s[o]), unhex(s[o+1])
+		all |= hi | lo
+		u[i] = hi<<4 | lo
+	}
+	if all&0xf0 == 0 && s[dashes[0]] == '-' && s[dashes[1]] == '-' && s[dashes[2]] == '-' && s[dashes[3]] == '-' {
+		return -1, ""
+	}
+	return firstWrong(s)
+}
+
+// firstWrong returns the offset of the first byte of the 8-4-4-4-12 text s
+// that is out of place, and what belongs there, or -1.
+func firstWrong[T string | []byte](s T) (int, string) {
+	for i := range EncodedLen {
 		if i == dashes[0] || i == dashes[1] || i == dashes[2] || i == dashes[3] {
 			if s[i] != '-' {
 				return i, "-"
 			}
-			i++
-			continue
-		}
-		hi, lo := unhex(s[i]), unhex(s[i+1])
-		switch {
-		case hi == bad:
+		} else if unhex(s[i]) == bad {
 			return i, wantHex
-		case lo == bad:
-			return i + 1, wantHex
 		}
-		u[j] = hi<<4 | lo
-		j++
-		i += 2
 	}
 	return -1, ""
 }

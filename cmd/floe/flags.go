@@ -12,7 +12,7 @@ import (
 // name given to newFlagSet.
 var synopses = map[string]string{
 	"new":        "[-format id64|id80|id96] [-n count] [-o text|json|decimal] [flags]",
-	"inspect":    "[-layout L] [-format id64|id80|id96] [-o text|json] [ID... | -]",
+	"inspect":    "[-layout L] [-format id64|id80|id96|id128|uuid] [-o text|json] [ID... | -]",
 	"layout":     "[-o text|json] [NAME_OR_TEXT...]",
 	"range":      "[-layout L] [-o text|json] FROM [TO]",
 	"get":        "[-n count] [-addr host:port,...] [-token T] [-layout L] [-max-skew 10m] [-timeout 5s] [-o text|json]",

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
@@ -32,19 +33,24 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "for a layout that uses the top bit. 16 other characters are an id80 (sno) or an id96 (guid). Text that")
 		fmt.Fprintln(stderr, "is both gives both readings, the likely one first: its time lies inside its format's life and not")
 		fmt.Fprintln(stderr, "in the future. -format keeps one.")
+		fmt.Fprintln(stderr, "\nA UUID (8-4-4-4-12 hexadecimal digits, in any case, in braces, after urn:uuid: or as 32 digits) of")
+		fmt.Fprintln(stderr, "version 7 is an id128, read with its time, counter, worker and random bits; the last three mean")
+		fmt.Fprintln(stderr, "something only in IDs floe made. Any other UUID gives its version, variant, kind and time, if it")
+		fmt.Fprintln(stderr, "has one: versions 1 and 6 to 100 ns, 7 to the millisecond, 2 truncated. -format uuid reads a")
+		fmt.Fprintln(stderr, "version-7 UUID as any other.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
 	layout := fs.String("layout", "twitter", "layout of decimal (id64) IDs: "+id64.LayoutHelp)
-	format := fs.String("format", "", "decode as this format only: id64, id80 or id96 (default: tell from the text)")
+	format := fs.String("format", "", "decode as this format only: id64, id80, id96, id128 or uuid (default: tell from the text)")
 	out := fs.String("o", "text", "output: text (a line per reading) or json (an object per reading, one a line)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	switch *format {
-	case "", "id64", "id80", "id96":
+	case "", "id64", "id80", "id96", "id128", "uuid":
 	default:
-		return fmt.Errorf("-format %q: want id64, id80 or id96", *format)
+		return fmt.Errorf("-format %q: want id64, id80, id96, id128 or uuid", *format)
 	}
 	if *out != "text" && *out != "json" {
 		return fmt.Errorf("-o %q: want text or json", *out)
@@ -146,7 +152,7 @@ func (w *inspectWriter) write(s string, in inspector) error {
 type inspector struct {
 	layout id64.Layout // of id64 IDs
 	label  string      // the layout as text output names it
-	format string      // "" (tell from the text), id64, id80 or id96
+	format string      // "" (tell from the text), id64, id80, id96, id128 or uuid
 	now    func() time.Time
 }
 
@@ -167,7 +173,10 @@ type readingJSON struct {
 	ID         string  `json:"id"`
 	Format     string  `json:"format"`
 	Layout     string  `json:"layout,omitempty"`
-	Time       string  `json:"time"` // RFC 3339, as time.Time writes it, but past the year 9999 too
+	Version    *int    `json:"version,omitempty"` // of a UUID
+	Variant    string  `json:"variant,omitempty"` // of a UUID
+	Kind       string  `json:"kind,omitempty"`    // of a UUID
+	Time       string  `json:"time,omitempty"`    // RFC 3339, past the year 9999 too; empty for a UUID that has none
 	Tick       *uint64 `json:"tick,omitempty"`
 	Timestamp  *uint64 `json:"timestamp,omitempty"`
 	TickTock   *bool   `json:"ticktock,omitempty"`
@@ -177,7 +186,9 @@ type readingJSON struct {
 	Datacenter *uint64 `json:"datacenter,omitempty"`
 	Worker     *uint64 `json:"worker,omitempty"`
 	Node       *uint64 `json:"node,omitempty"`
-	Sequence   uint64  `json:"sequence"`
+	Sequence   *uint64 `json:"sequence,omitempty"`
+	Counter    *uint32 `json:"counter,omitempty"` // of an id128
+	Random     *uint64 `json:"random,omitempty"`  // of an id128
 	Likely     bool    `json:"likely"`
 }
 
@@ -188,7 +199,8 @@ const futureSlack = time.Hour
 
 // inspect decodes s as in.format, or tells the format from the text:
 // decimal digits are an id64 of in.layout, 16 characters of [2-9a-x] an id80
-// (sno) and 16 characters of [.0-9A-Za-z_] an id96 (guid). Text valid as
+// (sno) and 16 characters of [.0-9A-Za-z_] an id96 (guid); text of a UUID's
+// length is an id128 when it is a version-7 UUID, any other UUID else. Text valid as
 // both an id80 and an id96 gives both readings, ranked by plausibility: a
 // reading whose time lies in its format's life and not in the future comes
 // first, then the one whose time lies nearer to now. The first reading is
@@ -200,6 +212,9 @@ func (in inspector) inspect(s string) ([]reading, error) {
 		formats = []string{"id80", "id96"}
 		if digits := strings.TrimPrefix(s, "-"); digits != "" && strings.Trim(digits, "0123456789") == "" {
 			formats = []string{"id64"}
+		}
+		if uuidLength(s) {
+			formats = []string{"uuid"}
 		}
 	}
 	var found []reading
@@ -214,6 +229,10 @@ func (in inspector) inspect(s string) ([]reading, error) {
 			r, err = read80(s)
 		case "id96":
 			r, err = read96(s)
+		case "id128":
+			r, err = read128(s)
+		case "uuid":
+			r, err = readUUID(s, in.format == "")
 		}
 		if err != nil {
 			why = append(why, f+": "+reason(err))
@@ -223,9 +242,12 @@ func (in inspector) inspect(s string) ([]reading, error) {
 	}
 	if found == nil {
 		if in.format == "" && len(formats) > 1 {
-			// s is not all digits: id64's error says which byte is not.
+			// s is not all digits: id64's error says which byte is not;
+			// nor of a UUID's length.
 			_, err := id64.Parse(s)
 			why = append([]string{"id64: " + reason(err)}, why...)
+			_, err = id128.ParseUUID(s)
+			why = append(why, "uuid: "+reason(err))
 			return nil, fmt.Errorf("not an ID of any format: %s", strings.Join(why, "; "))
 		}
 		return nil, errors.New(strings.Join(why, "; "))
@@ -282,7 +304,7 @@ func (in inspector) read64(s string) (reading, error) {
 		text: fmt.Sprintf("id64 layout=%s%s time=%s tick=%d datacenter=%d worker=%d sequence=%d",
 			in.label, signed, stamp(p.Time), p.Tick, p.Datacenter, p.Worker, p.Sequence),
 		json: readingJSON{ID: id.String(), Format: "id64", Layout: in.layout.String(), Time: stamp(p.Time),
-			Tick: &p.Tick, Datacenter: &p.Datacenter, Worker: &p.Worker, Node: &p.Node, Sequence: p.Sequence},
+			Tick: &p.Tick, Datacenter: &p.Datacenter, Worker: &p.Worker, Node: &p.Node, Sequence: &p.Sequence},
 		time: p.Time,
 		end:  in.layout.End(),
 	}, nil
@@ -297,12 +319,12 @@ func read80(s string) (reading, error) {
 		return reading{}, err
 	}
 	p := id.Parts()
-	part := p.Partition.Uint16()
+	part, seq := p.Partition.Uint16(), uint64(p.Sequence)
 	return reading{
 		text: fmt.Sprintf("id80 time=%s ticktock=%t meta=%d partition=%d sequence=%d",
 			stamp(p.Time), p.TickTock, p.Meta, part, p.Sequence),
 		json: readingJSON{ID: s, Format: "id80", Time: stamp(p.Time), Timestamp: &p.Timestamp, TickTock: &p.TickTock,
-			Meta: &p.Meta, Partition: &part, Sequence: uint64(p.Sequence)},
+			Meta: &p.Meta, Partition: &part, Sequence: &seq},
 		time: p.Time,
 		end:  id80.Epoch.Add(time.Duration(id80.MaxTimestamp+1) * id80.TimeUnit),
 	}, nil
@@ -314,11 +336,11 @@ func read96(s string) (reading, error) {
 		return reading{}, err
 	}
 	p := id.Parts()
-	node, drift := uint64(p.Node), uint8(p.Drift)
+	node, drift, seq := uint64(p.Node), uint8(p.Drift), uint64(p.Sequence)
 	return reading{
 		text: fmt.Sprintf("id96 time=%s drift=%d node=%d sequence=%d", stamp(p.Time), p.Drift, p.Node, p.Sequence),
 		json: readingJSON{ID: s, Format: "id96", Time: stamp(p.Time), Tick: &p.Tick, Drift: &drift, Node: &node,
-			Sequence: uint64(p.Sequence)},
+			Sequence: &seq},
 		time: p.Time,
 		end:  id96End,
 	}, nil

@@ -14,6 +14,12 @@ import (
 	"github.com/floeid/floe/redisgen"
 )
 
+// noUUID is the end of inspect's error for text of n bytes that is no ID:
+// why it is no UUID.
+func noUUID(n int) string {
+	return fmt.Sprintf("; uuid: invalid length %d, want 36 characters (8-4-4-4-12 hexadecimal digits), 38 in braces, 45 after urn:uuid: or 32 digits", n)
+}
+
 func TestInspect(t *testing.T) {
 	tests := []struct {
 		name string
@@ -35,10 +41,10 @@ func TestInspect(t *testing.T) {
 		{"bad format", []string{"inspect", "-format", "id32", "1"}, "", 1, `-format "id32"`},
 		{"bad output", []string{"inspect", "-o", "xml", "1"}, "", 1, `-o "xml"`},
 		{"id96", []string{"inspect", "NlpAV..5KzRKzN.."}, "NlpAV..5KzRKzN.. id96 time=2026-11-22T11:59:59.999967232Z drift=3 node=51966 sequence=0\n", 0, ""},
-		{"garbage", []string{"inspect", "garbage"}, "", 1, "garbage: not an ID of any format: id64: invalid character 'g' at offset 0, want 0-9; id80: invalid length 7, want 16 characters of 2-9 a-x; id96: invalid length 7, want 16 characters of . 0-9 A-Z _ a-z\n"},
-		{"16 characters of neither alphabet", []string{"inspect", "9q8xk7a2272im22!"}, "", 1, "9q8xk7a2272im22!: not an ID of any format: id64: invalid character 'q' at offset 1, want 0-9; id80: invalid character '!' at offset 15, want 2-9 a-x; id96: invalid character '!' at offset 15, want . 0-9 A-Z _ a-z\n"},
-		{"16 bytes with a non-ascii character", []string{"inspect", "9q8xk7a2272im2é"}, "", 1, "9q8xk7a2272im2é: not an ID of any format: id64: invalid character 'q' at offset 1, want 0-9; id80: invalid character 'é' at offset 14, want 2-9 a-x; id96: invalid character 'é' at offset 14, want . 0-9 A-Z _ a-z\n"},
-		{"empty", []string{"inspect", ""}, "", 1, ": not an ID of any format: id64: invalid length 0, want 1 to 20 digits; id80: invalid length 0, want 16 characters of 2-9 a-x; id96: invalid length 0, want 16 characters of . 0-9 A-Z _ a-z\n"},
+		{"garbage", []string{"inspect", "garbage"}, "", 1, "garbage: not an ID of any format: id64: invalid character 'g' at offset 0, want 0-9; id80: invalid length 7, want 16 characters of 2-9 a-x; id96: invalid length 7, want 16 characters of . 0-9 A-Z _ a-z" + noUUID(7) + "\n"},
+		{"16 characters of neither alphabet", []string{"inspect", "9q8xk7a2272im22!"}, "", 1, "9q8xk7a2272im22!: not an ID of any format: id64: invalid character 'q' at offset 1, want 0-9; id80: invalid character '!' at offset 15, want 2-9 a-x; id96: invalid character '!' at offset 15, want . 0-9 A-Z _ a-z" + noUUID(16) + "\n"},
+		{"16 bytes with a non-ascii character", []string{"inspect", "9q8xk7a2272im2é"}, "", 1, "9q8xk7a2272im2é: not an ID of any format: id64: invalid character 'q' at offset 1, want 0-9; id80: invalid character 'é' at offset 14, want 2-9 a-x; id96: invalid character 'é' at offset 14, want . 0-9 A-Z _ a-z" + noUUID(16) + "\n"},
+		{"empty", []string{"inspect", ""}, "", 1, ": not an ID of any format: id64: invalid length 0, want 1 to 20 digits; id80: invalid length 0, want 16 characters of 2-9 a-x; id96: invalid length 0, want 16 characters of . 0-9 A-Z _ a-z" + noUUID(0) + "\n"},
 		{"forced id80 on garbage", []string{"inspect", "-format", "id80", "garbage"}, "", 1, "garbage: id80: invalid length 7, want 16 characters of 2-9 a-x\n"},
 		{"forced id96 on an id80 with a bad character", []string{"inspect", "-format", "id96", "9q8xk7a2272im2-2"}, "", 1, "9q8xk7a2272im2-2: id96: invalid character '-' at offset 14, want . 0-9 A-Z _ a-z\n"},
 		{"forced id64 on garbage", []string{"inspect", "-format", "id64", "12x"}, "", 1, "12x: id64: invalid character 'x' at offset 2, want 0-9\n"},
@@ -103,7 +109,7 @@ func TestInspect_Stdin(t *testing.T) {
 			`{"id":"1599182356107579392","format":"id64","layout":"41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z","time":"2022-12-03T23:22:39.724Z","tick":381274785067,"datacenter":14,"worker":21,"node":469,"sequence":0,"likely":true}` + "\n" +
 				`{"id":"9q8xk7a2272im222","format":"id80","time":"2026-11-22T12:00:00Z","timestamp":133261200000,"ticktock":false,"meta":1,"partition":16650,"sequence":0,"likely":true}` + "\n" +
 				`{"id":"9q8xk7a2272im222","format":"id96","time":"2177-12-19T22:06:37.825032192Z","tick":50070577986336,"drift":1,"node":1153533504,"sequence":12483,"likely":false}` + "\n" +
-				`{"id":"garbage","error":"not an ID of any format: id64: invalid character 'g' at offset 0, want 0-9; id80: invalid length 7, want 16 characters of 2-9 a-x; id96: invalid length 7, want 16 characters of . 0-9 A-Z _ a-z"}` + "\n", 1},
+				`{"id":"garbage","error":"not an ID of any format: id64: invalid character 'g' at offset 0, want 0-9; id80: invalid length 7, want 16 characters of 2-9 a-x; id96: invalid length 7, want 16 characters of . 0-9 A-Z _ a-z` + noUUID(7) + `"}` + "\n", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -281,7 +287,7 @@ func TestInspect_RedisgenIDs(t *testing.T) {
 func TestInspect_Help(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := run([]string{"inspect", "-h"}, &out, &errOut)
-	for _, want := range []string{"icicle (icicle 1.x)", "icicle2 (icicle 2.x)", "redisgen", `"41t/10w/12s 1ms since 2016-02-18"`, "reads IDs from stdin", "-o"} {
+	for _, want := range []string{"icicle (icicle 1.x)", "icicle2 (icicle 2.x)", "redisgen", `"41t/10w/12s 1ms since 2016-02-18"`, "reads IDs from stdin", "-o", "id128", "version 7", "-format uuid"} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("floe inspect -h lacks %q:\n%s", want, errOut.String())
 		}

@@ -3,7 +3,7 @@
 // Usage:
 //
 //	floe new [-format id64|id80|id96] [-n count] [-o text|json|decimal] [flags]
-//	floe inspect [-layout L] [-format id64|id80|id96] [-o text|json] [ID... | -]
+//	floe inspect [-layout L] [-format id64|id80|id96|id128|uuid] [-o text|json] [ID... | -]
 //	floe layout [-o text|json] [NAME_OR_TEXT...]
 //	floe range [-layout L] [-o text|json] FROM [TO]
 //	floe redis init --shard N --addr host:port
