@@ -11,7 +11,7 @@ import (
 // synopses are the argument summaries of the commands' usage lines, by the
 // name given to newFlagSet.
 var synopses = map[string]string{
-	"new":        "[-format id64|id80|id96] [-n count] [-o text|json|decimal] [flags]",
+	"new":        "[-format id64|id80|id96|id128] [-n count] [-o text|json|decimal] [flags]",
 	"inspect":    "[-layout L] [-format id64|id80|id96] [-o text|json] [ID... | -]",
 	"get":        "[-n count] [-addr host:port,...] [-token T] [-layout L] [-max-skew 10m] [-timeout 5s] [-o text|json]",
 	"bench":      "[-addr host:port] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]",
