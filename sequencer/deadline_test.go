@@ -116,9 +116,10 @@ func (l *deadlineLease) Reserve(ctx context.Context, tick uint64) error {
 // sequencer claims again at once.
 func TestSequencer_StopsAtLeaseDeadline(t *testing.T) {
 	next := map[sequencer.Format]func(sq *sequencer.Sequencer) error{
-		sequencer.Format64: func(sq *sequencer.Sequencer) error { _, err := sq.Next64(); return err },
-		sequencer.Format80: func(sq *sequencer.Sequencer) error { _, err := sq.Next80(0); return err },
-		sequencer.Format96: func(sq *sequencer.Sequencer) error { _, err := sq.Next96(); return err },
+		sequencer.Format64:  func(sq *sequencer.Sequencer) error { _, err := sq.Next64(); return err },
+		sequencer.Format80:  func(sq *sequencer.Sequencer) error { _, err := sq.Next80(0); return err },
+		sequencer.Format96:  func(sq *sequencer.Sequencer) error { _, err := sq.Next96(); return err },
+		sequencer.Format128: func(sq *sequencer.Sequencer) error { _, err := sq.Next128(); return err },
 	}
 	tests := []struct {
 		format sequencer.Format
@@ -135,6 +136,9 @@ func TestSequencer_StopsAtLeaseDeadline(t *testing.T) {
 			"AppendNext": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err },
 		}},
 		{sequencer.Format96, map[string]func(sq *sequencer.Sequencer) error{
+			"AppendNext": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err },
+		}},
+		{sequencer.Format128, map[string]func(sq *sequencer.Sequencer) error{
 			"AppendNext": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err },
 		}},
 	}
@@ -225,6 +229,8 @@ func TestSequencer_LostAtCeiling(t *testing.T) {
 		{sequencer.Format64, "AppendNext", func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err }},
 		{sequencer.Format80, "Next80", func(sq *sequencer.Sequencer) error { _, err := sq.Next80(0); return err }},
 		{sequencer.Format96, "Next96", func(sq *sequencer.Sequencer) error { _, err := sq.Next96(); return err }},
+		{sequencer.Format128, "Next128", func(sq *sequencer.Sequencer) error { _, err := sq.Next128(); return err }},
+		{sequencer.Format128, "AppendNext", func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err }},
 	}
 	writes := []struct {
 		name  string

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
@@ -20,11 +21,13 @@ const (
 	Format64 Format = "id64"
 	Format80 Format = "id80"
 	Format96 Format = "id96"
+	// Format128 is id128, RFC 9562 version-7 UUIDs.
+	Format128 Format = "id128"
 )
 
 // MaxWorkerIDs caps the worker IDs of a sequence: a claim probes them, so
 // their number stays small. 65,536 covers every id64 layout's nodes up to
-// 16 bits and id80's partitions.
+// 16 bits, id80's partitions and id128's worker IDs.
 const MaxWorkerIDs = 1 << 16
 
 // Definition is what every holder of a sequence agrees on: everything that,
@@ -38,6 +41,7 @@ const MaxWorkerIDs = 1 << 16
 //	id80  the partition: worker IDs 0..65535
 //	id96  the node minus one: worker ID 0 is node 1, since id96 keeps node 0
 //	      for random nodes; worker IDs 0..65535
+//	id128 the worker field: worker IDs 0..65535
 //
 // A Definition is a plain value, safe to copy.
 type Definition struct {
@@ -90,13 +94,13 @@ func (d Definition) Validate() error {
 			return fmt.Errorf("%w: %w", ErrDefinition, err)
 		}
 		return nil
-	case Format80, Format96:
+	case Format80, Format96, Format128:
 		if d.Layout != (id64.Layout{}) {
 			return fmt.Errorf("%w: a layout for format %s (only id64 takes one)", ErrDefinition, d.Format)
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown format %q (want id64, id80 or id96)", ErrDefinition, d.Format)
+	return fmt.Errorf("%w: unknown format %q (want id64, id80, id96 or id128)", ErrDefinition, d.Format)
 }
 
 // spec is the JSON of a Spec.
@@ -155,7 +159,7 @@ func ParseSpec(s string) (Definition, error) {
 
 // WorkerIDs returns how many worker IDs d has room for: the nodes of its
 // id64 layout (snowcast's 128..8192 is this choice), at most MaxWorkerIDs,
-// or MaxWorkerIDs for id80 and id96.
+// or MaxWorkerIDs for id80, id96 and id128.
 func (d Definition) WorkerIDs() int {
 	d = d.canonical()
 	if d.Format == Format64 {
@@ -166,7 +170,7 @@ func (d Definition) WorkerIDs() int {
 
 // TickTime returns the start of tick, a time field value of d's format
 // (id64: the layout's ticks; id80: its 4 ms timestamps; id96: its 2^17 ns
-// ticks since the Unix epoch).
+// ticks since the Unix epoch; id128: Unix milliseconds).
 func (d Definition) TickTime(tick uint64) time.Time { return d.ticks().tickTime(tick) }
 
 // End returns when d's format runs out of time.
@@ -179,6 +183,8 @@ func (d Definition) ticks() ticks {
 		return ticks{id80.Epoch, id80.TimeUnit, id80.MaxTimestamp}
 	case Format96:
 		return ticks{time.Unix(0, 0), 1 << 17, id96.MaxTick}
+	case Format128:
+		return ticks{time.Unix(0, 0), id128.TickUnit, id128.MaxTick}
 	}
 	return ticks{d.Layout.Epoch, d.Layout.Unit, d.Layout.MaxTick()}
 }

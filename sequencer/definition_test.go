@@ -56,6 +56,8 @@ func TestDefinition_Validate(t *testing.T) {
 		{"id64 twitter", sequencer.Definition{Format: sequencer.Format64, Layout: id64.Twitter}, true},
 		{"id80", sequencer.Definition{Format: sequencer.Format80}, true},
 		{"id96", sequencer.Definition{Format: sequencer.Format96}, true},
+		{"id128", sequencer.Definition{Format: sequencer.Format128}, true},
+		{"layout for id128", sequencer.Definition{Format: sequencer.Format128, Layout: id64.Twitter}, false},
 		{"unknown format", sequencer.Definition{Format: "id65"}, false},
 		{"layout for id80", sequencer.Definition{Format: sequencer.Format80, Layout: id64.Twitter}, false},
 		{"invalid layout", sequencer.Definition{Layout: id64.Layout{Epoch: id64.Twitter.Epoch, Unit: time.Millisecond, TimeBits: 60, SequenceBits: 1}}, false},
@@ -83,6 +85,7 @@ func TestParseSpec(t *testing.T) {
 		"snowcast": snow,
 		"id80":     {Format: sequencer.Format80},
 		"id96":     {Format: sequencer.Format96},
+		"id128":    {Format: sequencer.Format128},
 	}
 	specs := make(map[string]string)
 	for name, d := range valid {
@@ -95,6 +98,9 @@ func TestParseSpec(t *testing.T) {
 	if got, want := specs["id80"], `{"format":"id80"}`; got != want {
 		t.Errorf("id80 spec %s, want %s", got, want)
 	}
+	if got, want := specs["id128"], `{"format":"id128"}`; got != want {
+		t.Errorf("id128 spec %s, want %s", got, want)
+	}
 	tests := []struct {
 		name string
 		spec string
@@ -104,6 +110,8 @@ func TestParseSpec(t *testing.T) {
 		{"snowcast-1024", specs["snowcast"], true},
 		{"id80", specs["id80"], true},
 		{"id96", specs["id96"], true},
+		{"id128", specs["id128"], true},
+		{"layout for id128", `{"format":"id128","layout":{}}`, false},
 		{"empty", "", false},
 		{"not JSON", "id64", false},
 		{"unknown field", `{"format":"id64","nodes":5}`, false},
@@ -143,6 +151,7 @@ func TestDefinition_WorkerIDs(t *testing.T) {
 		{"capped at 65536", sequencer.Definition{Layout: wide}, sequencer.MaxWorkerIDs},
 		{"id80 partitions", sequencer.Definition{Format: sequencer.Format80}, 65536},
 		{"id96 nodes", sequencer.Definition{Format: sequencer.Format96}, 65536},
+		{"id128 worker IDs", sequencer.Definition{Format: sequencer.Format128}, 65536},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,6 +172,8 @@ func TestDefinition_End(t *testing.T) {
 		{"id80", sequencer.Definition{Format: sequencer.Format80}, "2079-09-07T15:47:35.552Z"},
 		// Past what a time.Duration since the epoch holds (2262).
 		{"id96", sequencer.Definition{Format: sequencer.Format96}, "2554-07-21T23:34:33.709551616Z"},
+		// The 48-bit time field's end; generators stop in 2262.
+		{"id128", sequencer.Definition{Format: sequencer.Format128}, "10889-08-02T05:31:50.656Z"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

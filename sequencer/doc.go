@@ -6,9 +6,10 @@
 // It is snowcast's sequencer (createSequencer, next, attachLogicalNode,
 // detachLogicalNode, destroySequencer) on floe's leases and reservations.
 //
-// Open or create a sequence by name with a Definition (format id64, id80
-// or id96, and the id64 layout), then take IDs with the method of its
-// format: Next64 and NextN64, Next80, Next96, or AppendNext for text. The
+// Open or create a sequence by name with a Definition (format id64, id80,
+// id96 or id128, and the id64 layout), then take IDs with the method of its
+// format: Next64 and NextN64, Next80, Next96, Next128, or AppendNext for
+// text. The
 // hot paths allocate nothing, and take no lock while callers do not collide.
 //
 // # Safety rules

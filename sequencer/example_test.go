@@ -225,3 +225,33 @@ func ExampleSequencer_NextN64Context() {
 	// at the ceiling: true
 	// 3 <nil>
 }
+
+// An id128 sequence issues RFC 9562 version-7 UUIDs whose worker field
+// holds the worker ID the sequencer leased.
+func ExampleSequencer_Next128() {
+	ctx := context.Background()
+	catalog := workeridtest.NewMemCatalog(16)
+	sq, err := sequencer.Open(ctx, sequencer.Config{
+		Name:       "events",
+		Definition: sequencer.Definition{Format: sequencer.Format128},
+		Catalog:    catalog,
+		Sources:    catalog.Source,
+		Clock:      floetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sq.Close(ctx)
+	a, _ := sq.Next128()
+	b, err := sq.Next128()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(b.Time(), b.Worker(), b.Counter(), a.Compare(b))
+	fmt.Println(b.String()[14:15], len(b.String()))
+	// Output:
+	// 2026-01-02 03:04:05 +0000 UTC 0 1 -1
+	// 7 36
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
@@ -68,8 +69,18 @@ func newGenerator(t *term, d Definition, id int, gc genConfig) error {
 			return err
 		}
 		t.g96, t.gen = g, g
+	case Format128:
+		g, err := id128.NewGenerator(id128.Config{
+			Worker: uint16(id),
+			Clock:  gc.clock, Policy: gc.policy, MaxAhead: gc.maxAhead, MaxWait: gc.maxWait,
+			Floor: gc.floor, Reserved: true, Ceiling: gc.ceiling, LowWater: gc.lowWater,
+		})
+		if err != nil {
+			return err
+		}
+		t.g128, t.gen = g, g
 	default:
-		return fmt.Errorf("%w: unknown format %q (want id64, id80 or id96)", ErrDefinition, d.Format)
+		return fmt.Errorf("%w: unknown format %q (want id64, id80, id96 or id128)", ErrDefinition, d.Format)
 	}
 	return nil
 }
@@ -83,6 +94,8 @@ func (d Definition) maxWorkerID() uint64 {
 		return id80.MaxPartition
 	case Format96:
 		return 1<<32 - 2
+	case Format128:
+		return id128.MaxWorker
 	}
 	return d.Layout.MaxNode()
 }

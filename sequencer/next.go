@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
@@ -152,8 +153,43 @@ func (s *Sequencer) next96(ctx context.Context) (id96.ID, error) {
 	}
 }
 
+// Next128 returns a new ID of an id128 sequence, a version-7 UUID, as
+// Next64 does.
+func (s *Sequencer) Next128() (id128.ID, error) {
+	return s.next128(context.Background())
+}
+
+func (s *Sequencer) next128(ctx context.Context) (id128.ID, error) {
+	for {
+		t := s.term.Load()
+		if t == nil {
+			return id128.ID{}, s.notReady()
+		}
+		if t.g128 == nil {
+			return id128.ID{}, s.formatError(Format128)
+		}
+		id, err := t.g128.Next()
+		if s.term.Load() != t {
+			continue
+		}
+		if err == nil {
+			if !s.inTime(t, id.Tick()) {
+				return id128.ID{}, s.pastDeadline(t)
+			}
+			return id, nil
+		}
+		if !s.awaitRaise(ctx, t, err) {
+			if s.term.Load() != t {
+				continue
+			}
+			return id128.ID{}, s.unraised(t, err)
+		}
+	}
+}
+
 // AppendNext appends the text of a new ID of the sequence's format to dst,
-// as Next64, Next80 (metabyte 0) or Next96 does.
+// as Next64, Next80 (metabyte 0), Next96 or Next128 (the canonical
+// 8-4-4-4-12 text) does.
 func (s *Sequencer) AppendNext(dst []byte) ([]byte, error) {
 	return s.AppendNextContext(context.Background(), dst)
 }
@@ -170,6 +206,12 @@ func (s *Sequencer) AppendNextContext(ctx context.Context, dst []byte) ([]byte, 
 		return id.AppendText(dst)
 	case Format96:
 		id, err := s.next96(ctx)
+		if err != nil {
+			return dst, err
+		}
+		return id.AppendText(dst)
+	case Format128:
+		id, err := s.next128(ctx)
 		if err != nil {
 			return dst, err
 		}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
@@ -21,6 +22,7 @@ type term struct {
 	g64   *id64.Generator
 	g80   *id80.Generator
 	g96   *id96.Generator
+	g128  *id128.Generator
 
 	floor   uint64        // nothing at or below it is issued
 	durable atomic.Uint64 // the durable reservation R

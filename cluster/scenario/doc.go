@@ -14,7 +14,9 @@
 // three-member etcd and on Redis: a lease lost to a partition or to
 // replies delayed past the TTL, etcd's quorum loss, a graceful handoff,
 // detach and attach under load, two processes contending for one worker
-// ID, and a destroy while serving.
+// ID, and a destroy while serving. The TestSeq_*ID128 scenarios run the
+// partition, the replies past the TTL, the handoff and the crashed holder
+// on id128 sequences (version-7 UUIDs) too.
 //
 // The package has tests only. Timings are short (2 s leases, 1 s
 // reservation windows) so that the whole package runs in a few minutes.

@@ -13,6 +13,7 @@ import (
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/cluster/floedproc"
 	"github.com/floeid/floe/internal/faultproxy"
+	"github.com/floeid/floe/sequencer"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
 )
@@ -145,7 +146,7 @@ func defineSeq(t *testing.T, ec *etcdtest.Cluster, cluster string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := etcd.NewCatalog(ec.Client(t), "/floe/v1/"+cluster+"/").Create(ctx, seqName, seqSpec(t)); err != nil {
+	if _, err := etcd.NewCatalog(ec.Client(t), "/floe/v1/"+cluster+"/").Create(ctx, seqName, seqSpec(t, sequencer.Definition{})); err != nil {
 		t.Fatalf("defining sequence %q: %v", seqName, err)
 	}
 }
@@ -171,7 +172,7 @@ func openDialed(t *testing.T, eps []string, cluster, owner string) *seqProc {
 		}
 		return src, nil
 	}
-	p, err := openOn(t, owner, cat, sources, func() { cli.Close() })
+	p, err := openOn(t, owner, sequencer.Definition{}, cat, sources, func() { cli.Close() })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,6 +105,7 @@ func runSeqScenarios(t *testing.T, start func(t *testing.T, cluster string) coor
 type seqProc struct {
 	*sequencer.Sequencer
 	who         string
+	format      sequencer.Format // immutable: Format64 or Format128
 	closeClient func()
 }
 
@@ -157,16 +158,17 @@ func openSeq(t *testing.T, c coordinator, owner string, faulty bool) *seqProc {
 // openOn opens the sequencer of seqName on the catalog, logging to a
 // buffer that the test prints if it fails, and closes it when the test
 // ends. It may run outside the test's goroutine.
-func openOn(t *testing.T, owner string, catalog workerid.Catalog, sources func(workerid.Sequence) (workerid.Source, error), closeClient func()) (*seqProc, error) {
+func openOn(t *testing.T, owner string, def sequencer.Definition, catalog workerid.Catalog, sources func(workerid.Sequence) (workerid.Source, error), closeClient func()) (*seqProc, error) {
 	buf := &floetest.Buffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	sq, err := sequencer.Open(ctx, sequencer.Config{
-		Name:    seqName,
-		Catalog: catalog,
-		Sources: sources,
-		Window:  window,
-		Logger:  slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Name:       seqName,
+		Definition: def,
+		Catalog:    catalog,
+		Sources:    sources,
+		Window:     window,
+		Logger:     slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: opening sequence %q: %w", owner, seqName, err)
@@ -179,20 +181,26 @@ func openOn(t *testing.T, owner string, catalog workerid.Catalog, sources func(w
 			t.Logf("%s logged:\n%s", owner, buf.String())
 		}
 	})
-	return &seqProc{Sequencer: sq, who: owner, closeClient: closeClient}, nil
+	format := def.Format
+	if format == "" {
+		format = sequencer.Format64
+	}
+	return &seqProc{Sequencer: sq, who: owner, format: format, closeClient: closeClient}, nil
 }
 
-// seqSpec is the catalog's text of seqName's definition.
-func seqSpec(t *testing.T) string {
+// seqSpec is the catalog's text of seqName's definition def.
+func seqSpec(t *testing.T, def sequencer.Definition) string {
 	t.Helper()
-	spec, err := sequencer.Definition{}.Spec()
+	spec, err := def.Spec()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return spec
 }
 
-// seqIDs is how many worker IDs seqName has.
+// seqIDs is how many worker IDs seqName has: the Twitter layout's 1,024
+// nodes. An id128 sequence has room for 65,536, but its scenarios lease
+// from the same 1,024, which the test can hold all but one of.
 var seqIDs = sequencer.Definition{}.WorkerIDs()
 
 // etcdCoord is a sequence on a 3-member embedded etcd.
@@ -201,6 +209,7 @@ type etcdCoord struct {
 	ps      []*faultproxy.Proxy
 	via     []string // the proxies' addresses
 	cluster string
+	def     sequencer.Definition // of seqName
 	ns      *namespace
 }
 
@@ -208,12 +217,18 @@ type etcdCoord struct {
 // fault proxies of its own in front of ec's members.
 func newEtcdCoord(t *testing.T, ec *etcdtest.Cluster, cluster string) *etcdCoord {
 	t.Helper()
-	c := &etcdCoord{ec: ec, cluster: cluster}
+	return newEtcdCoordOf(t, ec, cluster, sequencer.Definition{})
+}
+
+// newEtcdCoordOf is newEtcdCoord with seqName of definition def.
+func newEtcdCoordOf(t *testing.T, ec *etcdtest.Cluster, cluster string, def sequencer.Definition) *etcdCoord {
+	t.Helper()
+	c := &etcdCoord{ec: ec, cluster: cluster, def: def}
 	c.ps, c.via = proxyAll(t, c.ec)
 	cli := c.ec.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	seq, err := etcd.NewCatalog(cli, c.prefix()).Create(ctx, seqName, seqSpec(t))
+	seq, err := etcd.NewCatalog(cli, c.prefix()).Create(ctx, seqName, seqSpec(t, c.def))
 	if err != nil {
 		t.Fatalf("defining sequence %q: %v", seqName, err)
 	}
@@ -237,7 +252,7 @@ func (c *etcdCoord) tryOpen(t *testing.T, owner string, faulty bool) (*seqProc, 
 		}
 		return src, nil
 	}
-	return openOn(t, owner, cat, sources, func() { cli.Close() })
+	return openOn(t, owner, c.def, cat, sources, func() { cli.Close() })
 }
 
 func (c *etcdCoord) proxies() []*faultproxy.Proxy         { return c.ps }
@@ -253,14 +268,21 @@ type redisCoord struct {
 	proxy   *faultproxy.Proxy
 	rdb     *goredis.Client // the test's own
 	cluster string
-	ids     string // the key prefix of the sequence generation's worker IDs
+	def     sequencer.Definition // of seqName
+	ids     string               // the key prefix of the sequence generation's worker IDs
 }
 
 // newRedisCoord defines seqName under the cluster prefix on srv, and puts
 // a fault proxy of its own in front of it.
 func newRedisCoord(t *testing.T, srv *redistest.Server, cluster string) *redisCoord {
 	t.Helper()
-	c := &redisCoord{srv: srv, cluster: cluster}
+	return newRedisCoordOf(t, srv, cluster, sequencer.Definition{})
+}
+
+// newRedisCoordOf is newRedisCoord with seqName of definition def.
+func newRedisCoordOf(t *testing.T, srv *redistest.Server, cluster string, def sequencer.Definition) *redisCoord {
+	t.Helper()
+	c := &redisCoord{srv: srv, cluster: cluster, def: def}
 	p, err := faultproxy.Listen(c.srv.Addr)
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +292,7 @@ func newRedisCoord(t *testing.T, srv *redistest.Server, cluster string) *redisCo
 	c.rdb = redisClient(t, c.srv.Addr)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	seq, err := redis.NewCatalog(c.rdb, c.prefix()).Create(ctx, seqName, seqSpec(t))
+	seq, err := redis.NewCatalog(c.rdb, c.prefix()).Create(ctx, seqName, seqSpec(t, c.def))
 	if err != nil {
 		t.Fatalf("defining sequence %q: %v", seqName, err)
 	}
@@ -304,7 +326,7 @@ func (c *redisCoord) tryOpen(t *testing.T, owner string, faulty bool) (*seqProc,
 		}
 		return src, nil
 	}
-	return openOn(t, owner, cat, sources, func() { rdb.Close() })
+	return openOn(t, owner, c.def, cat, sources, func() { rdb.Close() })
 }
 
 func (c *redisCoord) proxies() []*faultproxy.Proxy { return []*faultproxy.Proxy{c.proxy} }
@@ -374,6 +396,7 @@ type seqFeed struct {
 	once    sync.Once
 	wg      sync.WaitGroup
 	refused atomic.Int64 // calls that returned an error
+	keyErr  atomic.Value // error: an id128 ID that has no ledger key
 }
 
 // The load of a seqFeed's goroutine: seqBurst calls every seqPause.
@@ -386,6 +409,11 @@ const (
 // when the test ends, if not before.
 func startSeqFeed(t *testing.T, led *floedproc.Ledger, p *seqProc, callers int) *seqFeed {
 	f := &seqFeed{batchLog: batchLog{led: led}, sq: p, stop: make(chan struct{})}
+	t.Cleanup(func() {
+		if err, ok := f.keyErr.Load().(error); ok {
+			t.Errorf("%s: %v", p.who, err)
+		}
+	})
 	for range callers {
 		f.wg.Go(f.run)
 	}
@@ -402,18 +430,36 @@ func (f *seqFeed) run() {
 		}
 		ids := make([]uint64, 0, seqBurst)
 		for range seqBurst {
-			id, err := f.sq.Next64()
+			id, err := f.next()
 			if err != nil {
 				f.refused.Add(1)
 				break
 			}
-			ids = append(ids, uint64(id))
+			ids = append(ids, id)
 		}
 		if len(ids) > 0 {
 			f.record(f.sq.who, ids)
 		}
 		time.Sleep(seqPause)
 	}
+}
+
+// next takes an ID of the feed's sequencer: an id64 as it is, or an
+// id128 as its ledger key (see key128).
+func (f *seqFeed) next() (uint64, error) {
+	if f.sq.format == sequencer.Format128 {
+		id, err := f.sq.Next128()
+		if err != nil {
+			return 0, err
+		}
+		k, err := key128(id)
+		if err != nil {
+			f.keyErr.CompareAndSwap(nil, err)
+		}
+		return k, err
+	}
+	id, err := f.sq.Next64()
+	return uint64(id), err
 }
 
 // halt stops the feed and waits for its goroutines to return.

@@ -11,7 +11,7 @@ import (
 // synopses are the argument summaries of the commands' usage lines, by the
 // name given to newFlagSet.
 var synopses = map[string]string{
-	"new":        "[-format id64|id80|id96] [-n count] [-o text|json|decimal] [flags]",
+	"new":        "[-format id64|id80|id96|id128] [-n count] [-o text|json|decimal] [flags]",
 	"inspect":    "[-layout L] [-format id64|id80|id96|id128|uuid] [-o text|json] [ID... | -]",
 	"layout":     "[-o text|json] [NAME_OR_TEXT...]",
 	"range":      "[-layout L] [-o text|json] FROM [TO]",

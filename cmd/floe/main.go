@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	floe new [-format id64|id80|id96] [-n count] [-o text|json|decimal] [flags]
+//	floe new [-format id64|id80|id96|id128] [-n count] [-o text|json|decimal] [flags]
 //	floe inspect [-layout L] [-format id64|id80|id96|id128|uuid] [-o text|json] [ID... | -]
 //	floe layout [-o text|json] [NAME_OR_TEXT...]
 //	floe range [-layout L] [-o text|json] FROM [TO]
@@ -10,7 +10,7 @@
 //	floe redis get [-n count] --addr host:port,...
 //	floe get [-n count] [-addr host:port,...] [-token T] [-layout L] [-max-skew 10m] [-timeout 5s] [-o text|json]
 //	floe bench [-addr host:port] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]
-//	floe seq create [-addr URL] [-token T] [-format id64|id80|id96] [-layout name] [-token-file FILE] NAME
+//	floe seq create [-addr URL] [-token T] [-format id64|id80|id96|id128] [-layout name] [-token-file FILE] NAME
 //	floe seq list [-addr URL] [-token T] [-o text|json]
 //	floe seq destroy [-addr URL] [-token T] -yes NAME
 //	floe node attach [-addr URL] [-token T] NAME
@@ -22,6 +22,7 @@
 // state directory (-state, else $FLOE_STATE, else floed's default), its lock
 // and its reservation, so that runs take turns and never repeat each other's
 // or a stopped floed's IDs; a running floed on the directory is refused.
+// id128 (UUIDv7) is issued on the same directory, in a record of its own.
 // id80 and id96 keep no state (a random partition or node).
 //
 // seq and node use floed's admin HTTP API: -addr defaults to

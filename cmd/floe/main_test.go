@@ -27,6 +27,7 @@ func TestNew(t *testing.T) {
 		{"id64 snowcast", []string{"new", "-layout", "snowcast-1024", "-w", "1000", "-n", "5", "-state", t.TempDir()}, 5},
 		{"id80 decimal", []string{"new", "-format", "id80", "-meta", "7", "-o", "decimal", "-n", "20"}, 20},
 		{"id96", []string{"new", "-format", "id96", "-node", "9", "-n", "20"}, 20},
+		{"id128 decimal", []string{"new", "-format", "id128", "-worker", "9", "-o", "decimal", "-n", "20", "-state", t.TempDir()}, 20},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,7 +59,7 @@ func TestNew_JSON(t *testing.T) {
 
 func TestNew_BadFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"new", "-format", "id128"},
+		{"new", "-format", "id65"},
 		{"new", "-o", "xml"},
 		{"new", "-n", "-1"},
 		{"new", "-policy", "sleep"},

@@ -8,8 +8,10 @@ import (
 	"io"
 	"math/big"
 	"os"
+	"slices"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
@@ -18,14 +20,19 @@ import (
 // newFormatFlags are the flags of "floe new" that apply to one -format
 // only; given with another format, they are a usage error.
 var newFormatFlags = map[string]string{
-	"layout": "id64", "d": "id64", "w": "id64", "state": "id64", "wait": "id64",
+	"layout": "id64", "d": "id64", "w": "id64",
 	"meta": "id80", "partition": "id80",
-	"node": "id96",
+	"node":   "id96",
+	"worker": "id128",
 }
+
+// newStateFormats are the formats "floe new" issues on floed's state
+// directory, which -state and -wait apply to.
+var newStateFormats = []string{"id64", "id128"}
 
 func runNew(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("new", stderr)
-	format := fs.String("format", "id64", "ID format: id64, id80 or id96")
+	format := fs.String("format", "id64", "ID format: id64, id80, id96 or id128 (RFC 9562 version-7 UUIDs)")
 	n := fs.Int("n", 1, "number of IDs")
 	out := fs.String("o", "text", "output: text (one per line), json (an array of strings) or decimal (one integer per line)")
 	layout := fs.String("layout", "twitter", "id64 layout: "+id64.LayoutHelp)
@@ -34,9 +41,10 @@ func runNew(args []string, stdout, stderr io.Writer) (err error) {
 	meta := fs.Uint("meta", 0, "id80 metabyte, 0..255")
 	partition := fs.Uint("partition", 0, "id80 partition, 0..65535 (0: a random one)")
 	node := fs.Uint64("node", 0, "id96 node, 0..4294967295 (0: a random one)")
+	worker128 := fs.Uint64("worker", 0, "id128 worker ID, 0..65535; machines that share no state directory need distinct ones")
 	policy := fs.String("policy", "wait", "clock policy: wait, fail or borrow (ticktock for id80)")
-	state := fs.String("state", "", "id64 state directory, shared with floed (default $FLOE_STATE, else floed's: $STATE_DIRECTORY, $XDG_STATE_HOME/floed or ~/.local/state/floed)")
-	wait := fs.Duration("wait", newDefaultWait, "id64: how long to wait for the state directory while other floe new runs hold it, and for the clock to pass a reservation that a killed floed or run left")
+	state := fs.String("state", "", "id64 and id128 state directory, shared with floed (default $FLOE_STATE, else floed's: $STATE_DIRECTORY, $XDG_STATE_HOME/floed or ~/.local/state/floed)")
+	wait := fs.Duration("wait", newDefaultWait, "id64 and id128: how long to wait for the state directory while other floe new runs hold it, and for the clock to pass a reservation that a killed floed or run left")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -47,6 +55,15 @@ func runNew(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if err := onlyFor(fs, "format", *format, newFormatFlags); err != nil {
 		return err
+	}
+	var stateErr error
+	fs.Visit(func(f *flag.Flag) {
+		if (f.Name == "state" || f.Name == "wait") && stateErr == nil && !slices.Contains(newStateFormats, *format) {
+			stateErr = usageError(fs, "-%s is for -format id64 or id128, not %s", f.Name, *format)
+		}
+	})
+	if stateErr != nil {
+		return stateErr
 	}
 	if *n < 0 {
 		return fmt.Errorf("-n %d: want a count of 0 or more", *n)
@@ -65,7 +82,7 @@ func runNew(args []string, stdout, stderr io.Writer) (err error) {
 	fs.Visit(func(f *flag.Flag) { stateGiven = stateGiven || f.Name == "state" })
 
 	var next func() (text string, num *big.Int, err error)
-	var durable *durable64 // id64's state, released at the end
+	var durable *durable64 // id64's or id128's state, released at the end
 	switch *format {
 	case "id64":
 		l, err := parseLayoutFlag("-layout", *layout)
@@ -130,8 +147,32 @@ func runNew(args []string, stdout, stderr io.Writer) (err error) {
 			id, err := g.Next()
 			return id.String(), new(big.Int).SetBytes(id.Bytes()), err
 		}
+	case "id128":
+		if *worker128 > id128.MaxWorker {
+			return fmt.Errorf("-worker %d: out of range: want 0..%d", *worker128, id128.MaxWorker)
+		}
+		if p != floe.Wait && p != floe.Fail && p != floe.Borrow {
+			return fmt.Errorf("-policy %s: want wait, fail or borrow for id128", p)
+		}
+		dir, err := stateDir(*state, stateGiven, os.LookupEnv)
+		if err != nil {
+			return err
+		}
+		if *n == 0 {
+			next = nil
+			break
+		}
+		d, err := openDurable128(dir, *wait, uint16(*worker128), p)
+		if err != nil {
+			return err
+		}
+		durable = d
+		next = func() (string, *big.Int, error) {
+			id, err := d.sq.Next128()
+			return id.String(), new(big.Int).SetBytes(id[:]), err
+		}
 	default:
-		return fmt.Errorf("-format %q: want id64, id80 or id96", *format)
+		return fmt.Errorf("-format %q: want id64, id80, id96 or id128", *format)
 	}
 	if durable != nil {
 		// After the output's flush below: the last tick is recorded once

@@ -24,6 +24,10 @@ const (
 	newHolder = "floe new"
 	// newSequence is the record floe new shares: floed's default sequence.
 	newSequence = "default"
+	// newSequence128 is the record of floe new's id128 IDs: floed keeps
+	// none of that format unless told to, and a floed started with
+	// --seq new-id128=id128 (and the same worker) continues it.
+	newSequence128 = "new-id128"
 	// newWindow is how far ahead a run reserves: a run killed before it
 	// records its last tick leaves the next one at most this to wait.
 	// floed's 2 s would make every such wait 2 s; a shorter window costs
@@ -57,6 +61,13 @@ the next one at most 200 ms to wait (a killed floed, its reservation
 window, 2 s by default; -wait bounds that wait too). The directory keeps one definition
 (-layout, -d, -w): another one needs its own -state.
 
+id128 (RFC 9562 version-7 UUIDs) is issued the same way, on the same
+state directory, in a record of its own ("new-id128", worker -worker, 0
+by default): runs on one machine never repeat an ID. Machines that share
+no state directory need distinct -worker values, as floed nodes need
+distinct worker IDs; a floed started on the directory with
+--seq new-id128=id128 (and that worker) continues the record.
+
 id80 and id96 keep no state: a random partition (-partition) or node
 (-node) makes two runs' IDs differ, with a small chance of a repeat between
 runs that draw the same one.
@@ -87,8 +98,14 @@ func localDefinition(l id64.Layout, datacenter, worker uint64) string {
 	return fmt.Sprintf("id64 layout=%q datacenter=%d worker=%d", l.String(), datacenter, worker)
 }
 
-// durable64 is an id64 sequence on floed's state: the locked directory and
-// the sequencer on its reservation.
+// localDefinition128 is what floed's state file records for an id128
+// sequence of worker; floe new records the same.
+func localDefinition128(worker uint16) string {
+	return fmt.Sprintf("id128 worker=%d", worker)
+}
+
+// durable64 is a sequence on floed's state: the locked directory and the
+// sequencer on its reservation. It is id64's, or id128's.
 type durable64 struct {
 	store *workerid.FileStore
 	sq    *sequencer.Sequencer
@@ -101,14 +118,28 @@ func openDurable64(dir string, wait time.Duration, l id64.Layout, datacenter, wo
 	if err != nil {
 		return nil, err
 	}
-	store, err := lockState(dir, wait, localDefinition(l, datacenter, worker))
+	return openDurable(dir, wait, newSequence, localDefinition(l, datacenter, worker),
+		sequencer.Definition{Format: sequencer.Format64, Layout: l}, int(node), p)
+}
+
+// openDurable128 is openDurable64 for id128 IDs of worker, in their own
+// record of dir.
+func openDurable128(dir string, wait time.Duration, worker uint16, p floe.Policy) (*durable64, error) {
+	return openDurable(dir, wait, newSequence128, localDefinition128(worker),
+		sequencer.Definition{Format: sequencer.Format128}, int(worker), p)
+}
+
+// openDurable takes the lock of dir, as openDurable64 does, and opens the
+// record name (of definition local) as a sequence of def on worker ID id.
+func openDurable(dir string, wait time.Duration, name, local string, def sequencer.Definition, id int, p floe.Policy) (*durable64, error) {
+	store, err := lockState(dir, wait, name, local)
 	if err != nil {
 		return nil, err
 	}
 	sq, err := sequencer.Open(context.Background(), sequencer.Config{
-		Name:       newSequence,
-		Definition: sequencer.Definition{Format: sequencer.Format64, Layout: l},
-		Source:     workerid.NewStatic(int(node), store),
+		Name:       name,
+		Definition: def,
+		Source:     workerid.NewStatic(id, store),
 		Policy:     p,
 		Window:     newWindow,
 	})
@@ -157,15 +188,15 @@ func (d *durable64) close() error {
 	return nil
 }
 
-// lockState opens the default sequence's record in dir. While another
+// lockState opens the record name in dir. While another
 // "floe new" holds the directory, or a holder that has not named itself
 // yet, it tries again, pausing up to lockRetryMax, until wait has passed;
 // any other holder (floed) is refused at once.
-func lockState(dir string, wait time.Duration, def string) (*workerid.FileStore, error) {
+func lockState(dir string, wait time.Duration, name, def string) (*workerid.FileStore, error) {
 	deadline := time.Now().Add(wait)
 	pause := time.Millisecond
 	for {
-		store, err := workerid.OpenFile(workerid.FileConfig{Dir: dir, Name: newSequence, Definition: def, Holder: newHolder})
+		store, err := workerid.OpenFile(workerid.FileConfig{Dir: dir, Name: name, Definition: def, Holder: newHolder})
 		var le *statefile.LockedError
 		switch {
 		case err == nil:

@@ -41,7 +41,7 @@ func runSeq(args []string, stdout, stderr io.Writer) error {
 }
 
 func seqUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: floe seq create [-addr URL] [-token T] [-format id64|id80|id96] [-layout name] [-token-file FILE] NAME")
+	fmt.Fprintln(w, "usage: floe seq create [-addr URL] [-token T] [-format id64|id80|id96|id128] [-layout name] [-token-file FILE] NAME")
 	fmt.Fprintln(w, "       floe seq list [-addr URL] [-token T] [-o text|json]")
 	fmt.Fprintln(w, "       floe seq destroy [-addr URL] [-token T] -yes NAME")
 }
@@ -94,8 +94,8 @@ func readTokenFile(path string) (string, error) {
 
 func runSeqCreate(args []string, stdout, stderr io.Writer) error {
 	var af adminFlags
-	fs := newAdminFlagSet("seq create", "[-addr URL] [-token T] [-format id64|id80|id96] [-layout name] [-token-file FILE] NAME", &af, stderr)
-	format := fs.String("format", "id64", "ID `format`: id64, id80 or id96")
+	fs := newAdminFlagSet("seq create", "[-addr URL] [-token T] [-format id64|id80|id96|id128] [-layout name] [-token-file FILE] NAME", &af, stderr)
+	format := fs.String("format", "id64", "ID `format`: id64, id80, id96 or id128")
 	layout := fs.String("layout", "", "id64 `layout` (default twitter; id64 only): "+id64.LayoutHelp)
 	tokenFile := fs.String("token-file", "", "a `file` holding the sequence's token (1 to 255 bytes, a trailing newline aside): binary clients select the sequence with it on every node that attaches it, and HTTP requests for it need it; only its SHA-256 is sent and stored")
 	name, err := parseNameArgs(fs, args, stderr)

@@ -55,9 +55,14 @@ func TestSeqCreate(t *testing.T) {
 			code:     1, wantErr: "floe seq: floe: sequence exists with another definition: default (conflict)\n",
 		},
 		{
-			name: "unknown format", args: []string{"-format", "id128", "x"},
-			wantBody: `{"name":"x","format":"id128"}`,
-			code:     1, wantErr: `unknown format "id128" (want id64, id80 or id96) (bad_request)`,
+			name: "format id128", args: []string{"-format", "id128", "events"},
+			wantBody: `{"name":"events","format":"id128"}`,
+			want:     "events: created (gen 2): id128\nevents: no node serves it until attached: floe node attach events, on each node (-addr) that is to serve it\n",
+		},
+		{
+			name: "unknown format", args: []string{"-format", "id65", "x"},
+			wantBody: `{"name":"x","format":"id65"}`,
+			code:     1, wantErr: `unknown format "id65" (want id64, id80, id96 or id128) (bad_request)`,
 		},
 		{
 			name: "layout for id96", args: []string{"-format", "id96", "-layout", "twitter", "x"},

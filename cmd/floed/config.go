@@ -425,7 +425,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	dur(&c.MaxAhead, "max-ahead", time.Second, positive, "the `duration` policy borrow may run ahead of the clock")
 	dur(&c.MaxWait, "max-wait", 5*time.Second, positive, "the longest `duration` a request waits for the clock or the reservation before it fails")
 	dur(&c.Window, "reserve-window", 2*time.Second, server.MinWindow, "how far ahead of the clock the durable reservation reaches, a `duration` of at least "+server.MinWindow.String()+": between half of it and all of it stays reserved, and a crash costs at most this much waiting at the next start")
-	fs.Var(&listFlag{vals: &c.Sequences, check: checkSeq}, "seq", "an extra named sequence, `name=format[:layout]` (format id64, id80 or id96; a layout, for id64 only, as --layout takes it), repeatable")
+	fs.Var(&listFlag{vals: &c.Sequences, check: checkSeq}, "seq", "an extra named sequence, `name=format[:layout]` (format id64, id80, id96 or id128; a layout, for id64 only, as --layout takes it), repeatable")
 	fs.Var(&listFlag{vals: &c.Tokens, check: checkSeqToken, secret: true}, "token", "a token selecting a sequence, `seq=token`, repeatable; in a cluster seq may also be a sequence its catalog defines, outside --seq")
 	c.MaxConns = 4096
 	fs.Var(intFlag{&c.MaxConns, 1}, "max-conns", "the largest `number` of open binary connections")
@@ -535,12 +535,12 @@ func parseSeq(def string) (server.SequenceConfig, error) {
 		if sc.Layout, err = id64.ParseLayout(layoutName); err != nil {
 			return sc, err
 		}
-	case server.Format80, server.Format96:
+	case server.Format80, server.Format96, server.Format128:
 		if layoutName != "" {
 			return sc, errors.New("only id64 takes a layout")
 		}
 	default:
-		return sc, fmt.Errorf("format %q: want id64, id80 or id96", format)
+		return sc, fmt.Errorf("format %q: want id64, id80, id96 or id128", format)
 	}
 	return sc, nil
 }
@@ -552,8 +552,9 @@ func checkSeq(def string) error {
 
 // sequences returns the server's sequences: "default" (id64 with the
 // configured layout, datacenter and worker) first, then the --seq ones.
-// id80 sequences use partition datacenter<<8|worker and id96 sequences
-// node (datacenter<<16|worker)+1, since id96 keeps node 0 for random nodes.
+// id80 sequences use partition datacenter<<8|worker, id128 sequences the
+// same number as their worker, and id96 sequences node
+// (datacenter<<16|worker)+1, since id96 keeps node 0 for random nodes.
 func (c *Config) sequences() ([]server.SequenceConfig, error) {
 	layout, err := id64.ParseLayout(c.Layout)
 	if err != nil {
@@ -574,6 +575,11 @@ func (c *Config) sequences() ([]server.SequenceConfig, error) {
 		case server.Format80:
 			if c.Datacenter > 255 || c.Worker > 255 {
 				return nil, fmt.Errorf("--seq %q: id80 partitions are datacenter<<8|worker, each 0..255", def)
+			}
+			sc.Node = c.Datacenter<<8 | c.Worker
+		case server.Format128:
+			if c.Datacenter > 255 || c.Worker > 255 {
+				return nil, fmt.Errorf("--seq %q: id128 workers are datacenter<<8|worker, each 0..255", def)
 			}
 			sc.Node = c.Datacenter<<8 | c.Worker
 		case server.Format96:

@@ -219,10 +219,11 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		{name: "reserve window", env: "FLOE_RESERVE_WINDOW", value: "10ms", field: "Window", want: 10 * time.Millisecond},
 		{name: "reserve window zero", env: "FLOE_RESERVE_WINDOW", value: "0", wantErr: "want a duration of at least 10ms"},
 		{name: "reserve window too short", env: "FLOE_RESERVE_WINDOW", value: "9ms", wantErr: "want a duration of at least 10ms"},
-		{name: "sequences", env: "FLOE_SEQUENCES", value: "a=id64:snowcast-1024,b=id80,c=id96", field: "Sequences", want: []string{"a=id64:snowcast-1024", "b=id80", "c=id96"}},
+		{name: "sequences", env: "FLOE_SEQUENCES", value: "a=id64:snowcast-1024,b=id80,c=id96,d=id128", field: "Sequences", want: []string{"a=id64:snowcast-1024", "b=id80", "c=id96", "d=id128"}},
 		{name: "sequences with a bad item", env: "FLOE_SEQUENCES", value: "a=id64,b", wantErr: "want name=format[:layout]"},
-		{name: "sequences with an unknown format", env: "FLOE_SEQUENCES", value: "a=id65", wantErr: "want id64, id80 or id96"},
+		{name: "sequences with an unknown format", env: "FLOE_SEQUENCES", value: "a=id65", wantErr: "want id64, id80, id96 or id128"},
 		{name: "sequences with a layout on id80", env: "FLOE_SEQUENCES", value: "a=id80:twitter", wantErr: "only id64 takes a layout"},
+		{name: "sequences with a layout on id128", env: "FLOE_SEQUENCES", value: "a=id128:twitter", wantErr: "only id64 takes a layout"},
 		{name: "sequences with an unknown layout", env: "FLOE_SEQUENCES", value: "a=id64:bogus", wantErr: "unknown layout"},
 		{name: "sequences with a layout written out", env: "FLOE_SEQUENCES", value: "a=id64:42t/5d/5w/12s 1ms since 2015-01-01T00:00:00Z unsigned,b=id64:icicle2", field: "Sequences", want: []string{"a=id64:42t/5d/5w/12s 1ms since 2015-01-01T00:00:00Z unsigned", "b=id64:icicle2"}},
 		{name: "sequences with a malformed layout", env: "FLOE_SEQUENCES", value: "a=id64:42t/5d/5w/12s 1ms", wantErr: "malformed layout"},
@@ -496,6 +497,48 @@ func TestConfig_EnvVars(t *testing.T) {
 			t.Errorf("--%s has no variable in envVars", f.Name)
 		}
 	})
+}
+
+// TestConfig_SequenceNodes: the fixed node of each format's --seq comes
+// from --datacenter and --worker.
+func TestConfig_SequenceNodes(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    server.SequenceConfig
+		wantErr string
+	}{
+		{"id80", []string{"-d", "1", "-w", "2", "--seq", "s=id80"}, server.SequenceConfig{Name: "s", Format: server.Format80, Node: 258}, ""},
+		{"id96", []string{"-d", "1", "-w", "2", "--seq", "s=id96"}, server.SequenceConfig{Name: "s", Format: server.Format96, Node: 65539}, ""},
+		{"id128", []string{"-d", "1", "-w", "2", "--seq", "s=id128"}, server.SequenceConfig{Name: "s", Format: server.Format128, Node: 258}, ""},
+		{"id128 worker 0", []string{"--seq", "s=id128"}, server.SequenceConfig{Name: "s", Format: server.Format128}, ""},
+		{"id128 worker above 255", []string{"-w", "300", "--seq", "s=id128"}, server.SequenceConfig{}, "id128 workers are datacenter<<8|worker, each 0..255"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c Config
+			err := c.ParseFlags(tt.args, envLookup(nil), io.Discard)
+			var seqs []server.SequenceConfig
+			if err == nil {
+				seqs, err = c.sequences()
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("sequences() = %v, want an error with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(seqs) != 2 {
+				t.Fatalf("%d sequences, want 2", len(seqs))
+			}
+			if got := seqs[1]; got.Name != tt.want.Name || got.Format != tt.want.Format || got.Node != tt.want.Node {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
 }
 
 func TestConfig_SequenceLayouts(t *testing.T) {

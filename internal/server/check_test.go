@@ -21,6 +21,8 @@ func TestCheck(t *testing.T) {
 		{name: "no sequence", cfg: Config{}, wantErr: true},
 		{name: "worker out of range", cfg: Config{Sequences: []SequenceConfig{{Name: "default", Layout: id64.Twitter, Worker: 32}}}, wantErr: true},
 		{name: "datacenter out of range", cfg: Config{Sequences: []SequenceConfig{{Name: "default", Datacenter: 32}}}, wantErr: true},
+		{name: "id128", cfg: Config{Sequences: []SequenceConfig{{Name: "default"}, {Name: "u", Format: Format128, Node: 65535}}}},
+		{name: "id128 worker above 65535", cfg: Config{Sequences: []SequenceConfig{{Name: "default"}, {Name: "u", Format: Format128, Node: 65536}}}, wantErr: true},
 		{name: "id96 node 0", cfg: Config{Sequences: []SequenceConfig{{Name: "default"}, {Name: "b", Format: Format96}}}, wantErr: true},
 		{name: "a bad name", cfg: Config{Sequences: []SequenceConfig{{Name: "a/b"}}}, wantErr: true},
 		{name: "a name twice", cfg: Config{Sequences: []SequenceConfig{{Name: "default"}, {Name: "default", Format: Format80}}}, wantErr: true},

@@ -20,9 +20,10 @@ type Format = sequencer.Format
 
 // The formats. Only Format64 can be served over the binary protocol.
 const (
-	Format64 = sequencer.Format64
-	Format80 = sequencer.Format80
-	Format96 = sequencer.Format96
+	Format64  = sequencer.Format64
+	Format80  = sequencer.Format80
+	Format96  = sequencer.Format96
+	Format128 = sequencer.Format128
 )
 
 // SequenceConfig defines one named sequence.
@@ -35,7 +36,8 @@ type SequenceConfig struct {
 	Layout id64.Layout
 	// Datacenter and Worker are the id64 node.
 	Datacenter, Worker uint64
-	// Node is the id80 partition (0..65535) or the id96 node (1..2^32-1).
+	// Node is the id80 partition (0..65535), the id96 node (1..2^32-1) or
+	// the id128 worker (0..65535).
 	Node uint64
 	// Source hands out the sequence's worker ID and keeps its
 	// reservation: etcd or Redis in a cluster. Nil means the fixed node

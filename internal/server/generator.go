@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
@@ -29,6 +30,8 @@ func localDefinition(sc SequenceConfig, d sequencer.Definition) string {
 		return fmt.Sprintf("id80 partition=%d", sc.Node)
 	case Format96:
 		return fmt.Sprintf("id96 node=%d", sc.Node)
+	case Format128:
+		return fmt.Sprintf("id128 worker=%d", sc.Node)
 	}
 	return fmt.Sprintf("id64 layout=%q datacenter=%d worker=%d", d.Layout.String(), sc.Datacenter, sc.Worker)
 }
@@ -59,12 +62,12 @@ const maxWorkerIDs = sequencer.MaxWorkerIDs
 
 // WorkerIDs returns how many worker IDs sc's format and layout have room
 // for: the nodes of its id64 layout (snowcast's 128..8192 is this choice),
-// id80's partitions, or 65,536 id96 nodes.
+// id80's partitions, or 65,536 id96 nodes or id128 workers.
 func WorkerIDs(sc SequenceConfig) int { return definitionOf(sc).WorkerIDs() }
 
 // StaticID returns the worker ID of sc's fixed node, as a Static source
 // holds it: the id64 node (datacenter and worker), the id80 partition, or
-// the id96 node minus one (see sequencer.Definition).
+// the id96 node minus one, or the id128 worker (see sequencer.Definition).
 func StaticID(sc SequenceConfig) (int, error) {
 	switch sc.Format {
 	case Format64, "":
@@ -84,8 +87,13 @@ func StaticID(sc SequenceConfig) (int, error) {
 			return 0, fmt.Errorf("%w: sequence %q: id96 node %d not in 1..%d (0 would be random)", ErrConfig, sc.Name, sc.Node, uint64(1<<32-1))
 		}
 		return int(sc.Node - 1), nil
+	case Format128:
+		if sc.Node > id128.MaxWorker {
+			return 0, fmt.Errorf("%w: sequence %q: id128 worker %d above %d", ErrConfig, sc.Name, sc.Node, id128.MaxWorker)
+		}
+		return int(sc.Node), nil
 	}
-	return 0, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80 or id96)", ErrConfig, sc.Name, sc.Format)
+	return 0, fmt.Errorf("%w: sequence %q: unknown format %q (want id64, id80, id96 or id128)", ErrConfig, sc.Name, sc.Format)
 }
 
 // inspect decodes the text of an ID of sc.
@@ -95,6 +103,8 @@ func inspect(sc SequenceConfig, s string) (any, error) {
 		return inspect80(s)
 	case Format96:
 		return inspect96(s)
+	case Format128:
+		return inspect128(s)
 	}
 	l := cmp.Or(sc.Layout, id64.Twitter)
 	id, err := l.ParseID(s)
@@ -143,4 +153,20 @@ func inspect96(s string) (any, error) {
 		Node     uint32    `json:"node"`
 		Sequence uint16    `json:"sequence"`
 	}{id, p.Time, p.Tick, uint8(p.Drift), p.Node, p.Sequence}, nil
+}
+
+func inspect128(s string) (any, error) {
+	id, err := id128.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	p := id.Parts()
+	return struct {
+		ID      id128.ID  `json:"id"`
+		Time    time.Time `json:"time"`
+		Tick    uint64    `json:"tick"`
+		Counter uint32    `json:"counter"`
+		Worker  uint16    `json:"worker"`
+		Random  uint64    `json:"random"`
+	}{id, p.Time, p.Tick, p.Counter, p.Worker, p.Random}, nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
@@ -24,6 +26,7 @@ func newHTTPServer(t *testing.T, reg *prometheus.Registry) *httptest.Server {
 		{Name: "default", Worker: 5},
 		{Name: "sno", Format: Format80, Node: 9},
 		{Name: "guid", Format: Format96, Node: 9},
+		{Name: "uuid", Format: Format128, Node: 9},
 		{Name: "private", Worker: 6, Tokens: []string{"secret"}},
 		{Name: "discord", Layout: id64.Discord, Worker: 7},
 	}})
@@ -67,6 +70,7 @@ func TestHandler_IDs(t *testing.T) {
 		{"ten", "?n=10", nil, 200, 10, parse64},
 		{"id80", "?n=3&seq=sno", nil, 200, 3, func(s string) error { _, err := id80.Parse(s); return err }},
 		{"id96", "?n=3&seq=guid", nil, 200, 3, func(s string) error { _, err := id96.Parse(s); return err }},
+		{"id128", "?n=3&seq=uuid", nil, 200, 3, parse128},
 		{"token", "?n=2&seq=private", []string{"Authorization", "Bearer secret"}, 200, 2, parse64},
 		{"no token", "?seq=private", nil, 401, 0, nil},
 		{"wrong token", "?seq=private", []string{"Authorization", "Bearer nope"}, 401, 0, nil},
@@ -116,6 +120,18 @@ func TestHandler_IDs(t *testing.T) {
 
 func parse64(s string) error { _, err := id64.Parse(s); return err }
 
+// parse128 checks that s is the canonical text of an id128 ID of worker 9.
+func parse128(s string) error {
+	id, err := id128.Parse(s)
+	if err != nil {
+		return err
+	}
+	if id.String() != s || id.Worker() != 9 {
+		return fmt.Errorf("%s: want the canonical text of an ID of worker 9, got worker %d", s, id.Worker())
+	}
+	return nil
+}
+
 func TestHandler_IDsText(t *testing.T) {
 	hs := newHTTPServer(t, nil)
 	status, ctype, body := httpGet(t, hs.URL+"/v1/ids?n=4", "Accept", "text/plain")
@@ -133,6 +149,14 @@ func TestHandler_IDsText(t *testing.T) {
 func TestHandler_Inspect(t *testing.T) {
 	hs := newHTTPServer(t, nil)
 	id, _ := id64.Twitter.Compose(id64.Parts{Time: start, Datacenter: 1, Worker: 2, Sequence: 3})
+	g128, err := id128.NewGenerator(id128.Config{Worker: 9, Clock: floetest.NewClock(start)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := g128.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, path string
 		status     int
@@ -140,6 +164,10 @@ func TestHandler_Inspect(t *testing.T) {
 	}{
 		{"id64", "/v1/inspect/" + id.String(), 200, []string{`"worker":2`, `"datacenter":1`, `"sequence":3`, `"time":"2026-11-22T12:00:00Z"`, `"format":"id64"`}},
 		{"id80", "/v1/inspect/" + id80.MustParse("9q8xk7a2272im222").String() + "?seq=sno", 200, []string{`"format":"id80"`, `"time":"2026-11-22T12:00:00Z"`}},
+		{"id128", "/v1/inspect/" + u.String() + "?seq=uuid", 200, []string{`"format":"id128"`, `"id":"` + u.String() + `"`, `"time":"2026-11-22T12:00:00Z"`, `"tick":1795348800000`, `"counter":0`, `"worker":9`}},
+		{"id128 in upper case and braces", "/v1/inspect/{" + strings.ToUpper(u.String()) + "}?seq=uuid", 200, []string{`"id":"` + u.String() + `"`, `"worker":9`}},
+		{"a version-4 UUID on an id128 sequence", "/v1/inspect/f47ac10b-58cc-4372-a567-0e02b2c3d479?seq=uuid", 400, []string{`"code":"bad_request"`, `UUID version 4, want version 7`}},
+		{"layout on an id128 sequence", "/v1/inspect/" + u.String() + "?seq=uuid&layout=twitter", 400, []string{`layout is for id64 sequences only; sequence uuid is id128`}},
 		{"garbage", "/v1/inspect/xyz", 400, []string{`"code":"bad_request"`}},
 		{"top bit on a signed layout", "/v1/inspect/9223372036854775808", 400, []string{`"code":"bad_request"`, `9223372036854775808 has the top bit set`}},
 		{"largest uint64 on a signed layout", "/v1/inspect/18446744073709551615", 400, []string{`"code":"bad_request"`, `out of the layout's range`}},
@@ -183,7 +211,7 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 	status, _, body := httpGet(t, hs.URL+"/v1/sequences")
 	if status != 200 || !strings.Contains(body, `"name":"private"`) || !strings.Contains(body, `"auth":true`) ||
 		!strings.Contains(body, `"definition":"id64 layout=\"41t/5d/5w/12s 1ms since 2010-11-04T01:42:54.657Z\" datacenter=0 worker=5"`) ||
-		!strings.Contains(body, `"definition":"id80 partition=9"`) {
+		!strings.Contains(body, `"definition":"id80 partition=9"`) || !strings.Contains(body, `"definition":"id128 worker=9"`) {
 		t.Errorf("/v1/sequences: %d %s", status, body)
 	}
 	status, _, body = httpGet(t, hs.URL+"/metrics")
@@ -199,6 +227,7 @@ func TestHandler_HealthAndMetrics(t *testing.T) {
 		`floe_clock_behind_seconds{seq="default"} 0`,
 		`floe_epoch_exhaustion_timestamp_seconds{seq="default"} 3.48785823e+09`, // 2080-07-10
 		`floe_epoch_exhaustion_timestamp_seconds{seq="guid"} 1.8446744073e+10`,  // 2554: 2^64 ns after 1970
+		`floe_epoch_exhaustion_timestamp_seconds{seq="uuid"} 2.8147497671e+11`,  // 10889: 2^48 ms after 1970
 		`floe_request_batch_size_bucket{proto="http",le="8"} 1`,
 		`floe_build_info{goversion="` + runtime.Version() + `",revision="3b95ecd4d790",version="v1.2.3"} 1`,
 		`floe_ready 1`,

@@ -295,9 +295,13 @@ func TestServer_MaxConns(t *testing.T) {
 func TestServer_NonID64OverBinary(t *testing.T) {
 	_, addr := newTestServer(t, Config{Clock: floetest.NewClock(start), Sequences: []SequenceConfig{
 		{Name: "default"}, {Name: "sno", Format: Format80, Tokens: []string{"sno"}},
+		{Name: "guid", Format: Format96, Node: 1, Tokens: []string{"guid"}},
+		{Name: "uuid", Format: Format128, Tokens: []string{"uuid"}},
 	}})
-	if _, err := dialNoeq(t, addr, "sno").get(1); err == nil {
-		t.Fatal("an id80 sequence served 8-byte IDs")
+	for _, token := range []string{"sno", "guid", "uuid"} {
+		if _, err := dialNoeq(t, addr, token).get(1); err == nil {
+			t.Errorf("sequence %s served 8-byte IDs over the binary protocol", token)
+		}
 	}
 }
 
@@ -318,6 +322,7 @@ func TestNew_Refuses(t *testing.T) {
 		{"ticktock", Config{Store: newMemStore(), Policy: floe.TickTock, Sequences: []SequenceConfig{{Name: "a"}}}, ErrConfig},
 		{"unknown format", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Format: "id32"}}}, ErrConfig},
 		{"id96 node 0", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Format: Format96}}}, ErrConfig},
+		{"id128 worker above 65535", Config{Store: newMemStore(), Sequences: []SequenceConfig{{Name: "a", Format: Format128, Node: 65536}}}, ErrConfig},
 		{"tiny window", Config{Store: newMemStore(), Window: time.Millisecond, Sequences: []SequenceConfig{{Name: "a"}}}, ErrConfig},
 	}
 	for _, tc := range tests {

@@ -20,6 +20,7 @@ func specs(tb testing.TB) []string {
 		{Name: "b", Format: Format64, Layout: snow},
 		{Name: "c", Format: Format80},
 		{Name: "d", Format: Format96, Node: 1},
+		{Name: "e", Format: Format128},
 	} {
 		s, err := Spec(sc)
 		if err != nil {
@@ -41,6 +42,8 @@ func TestSequenceFromSpec(t *testing.T) {
 		{"snowcast-1024", valid[1], true},
 		{"id80", valid[2], true},
 		{"id96", valid[3], true},
+		{"id128", valid[4], true},
+		{"layout for id128", `{"format":"id128","layout":{}}`, false},
 		{"empty", "", false},
 		{"not JSON", "id64", false},
 		{"unknown field", `{"format":"id64","nodes":5}`, false},
