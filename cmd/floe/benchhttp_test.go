@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -380,6 +381,31 @@ func TestBenchKey(t *testing.T) {
 			k, _, err := f.decode([]byte(tc.wantText))
 			if err != nil || k != tc.a {
 				t.Errorf("decode(%q): got %v, %v; want %v", tc.wantText, k, err, tc.a)
+			}
+		})
+	}
+}
+
+// BenchmarkBenchHTTP measures a round trip of floe bench -http against
+// floed's server in process, server included, per request; allocs/op are
+// the bench's and the server's.
+func BenchmarkBenchHTTP(b *testing.B) {
+	addr := startBenchServer(b)
+	for _, bc := range []struct {
+		name string
+		args []string
+	}{
+		{"id64 batch 1", []string{"-b", "1"}},
+		{"id128 batch 1", []string{"-seq", "o128", "-b", "1"}},
+		{"id64 batch 100", []string{"-b", "100"}},
+		{"id128 batch 100", []string{"-seq", "o128", "-b", "100"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			args := append([]string{"bench", "-http", addr, "-d", "0", "-n", strconv.Itoa(b.N), "-o", "json"}, bc.args...)
+			b.ReportAllocs()
+			b.ResetTimer()
+			if code := run(args, io.Discard, io.Discard); code != 0 {
+				b.Fatalf("exit %d", code)
 			}
 		})
 	}
