@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,10 @@ const benchProgressEvery = 500 * time.Millisecond
 // benchConfig is a run of "floe bench", from its flags.
 type benchConfig struct {
 	addr, token string
+	http        string      // -http: the HTTP API's host:port; empty: the binary protocol
+	seq         string      // -seq: the sequence over HTTP; empty: the server's default
+	format      benchFormat // over HTTP: the sequence's format, from the server
+	request     []byte      // over HTTP: the request each connection sends
 	conns       int
 	batch       int
 	pipeline    int
@@ -42,7 +47,7 @@ type benchConfig struct {
 }
 
 // runBench runs "floe bench", a load generator for any server of the noeq
-// protocol (floed, noeqd). It opens -c connections, each with its own
+// protocol (floed, noeqd), or with -http for floed's HTTP API. It opens -c connections, each with its own
 // goroutine, sends requests for -b IDs for -d (or until -n requests), and
 // reports throughput and latency of the requests sent after -warmup. It
 // checks every ID received, warmup included: on each connection each ID
@@ -74,12 +79,28 @@ type benchConfig struct {
 // rounded to 3 significant digits; each quantile is the top of its
 // histogram bucket, at most 0.8% over the true value. With -o json the
 // same figures come as one object, durations in seconds (see benchResult).
+//
+// With -http it load-tests floed's HTTP API instead, for a sequence of any
+// format (-seq, else the default one), which it learns from GET
+// /v1/sequences. Each connection is a keep-alive HTTP/1.1 connection that
+// sends GET /v1/ids?n=-b&seq=-seq (Accept: text/plain) and reads its reply
+// before the next. The checks are the same: id64 IDs compare as numbers,
+// those of the other formats in binary order, which is time order; the
+// time lag counts the format's ticks. The report gains a line
+//
+//	format:      id128 (sequence orders)
+//
+// after the target, the URL of the requests; JSON gains "format" and "seq".
 func runBench(args []string, stdout, stderr io.Writer) error {
 	cfg, err := parseBenchFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	conns, err := benchDial(cfg)
+	dial := benchDial
+	if cfg.http != "" {
+		dial = benchDialHTTP
+	}
+	conns, err := dial(cfg)
 	if err != nil {
 		return err
 	}
@@ -103,7 +124,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	var wg sync.WaitGroup
 	for _, w := range conns {
-		wg.Go(func() { w.run(r) })
+		if cfg.http != "" {
+			wg.Go(func() { w.runHTTP(r) })
+		} else {
+			wg.Go(func() { w.run(r) })
+		}
 	}
 	wg.Wait()
 	close(finished)
@@ -130,16 +155,18 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	cfg := &benchConfig{}
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:4444", "server address, host:port")
 	fs.IntVar(&cfg.conns, "c", 1, "connections, each with its own goroutine")
-	fs.IntVar(&cfg.batch, "b", 1, "IDs per request, 1..255")
+	fs.IntVar(&cfg.batch, "b", 1, "IDs per request, 1..255; over -http up to the server's --max-http-ids (1000 by default)")
 	fs.DurationVar(&cfg.duration, "d", 10*time.Second, "how long to send requests after the warmup; 0: until -n requests")
 	fs.Int64Var(&cfg.requests, "n", 0, "stop after this many requests after the warmup, over all connections; 0: no limit")
-	token := fs.String("token", "", "auth token (default $FLOE_TOKEN, else $NOEQ_TOKEN; empty: no auth frame)")
+	token := fs.String("token", "", "auth token (default $FLOE_TOKEN, else $NOEQ_TOKEN; empty: no auth frame; over -http: Authorization: Bearer)")
 	fs.IntVar(&cfg.pipeline, "pipeline", 1, "requests outstanding per connection, 1.."+strconv.Itoa(benchMaxPipeline)+"; 1: send one, wait for its reply")
 	fs.DurationVar(&cfg.warmup, "warmup", 0, "run this long before measuring; its IDs are checked but not counted")
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Second, "longest wait to connect or for a reply")
 	fs.StringVar(&cfg.layoutName, "layout", "twitter", "id64 layout of the server's IDs, to measure the lag of their time behind their request's send (noeqd's is twitter): "+id64.LayoutHelp)
-	fs.BoolVar(&cfg.check, "check", true, "check IDs are unique over all connections (keeps every ID: 8 bytes each); order on each connection is always checked")
+	fs.BoolVar(&cfg.check, "check", true, "check IDs are unique over all connections (keeps every ID: 8 bytes each, 16 over -http); order on each connection is always checked")
 	fs.StringVar(&cfg.output, "o", "text", "output: text or json")
+	fs.StringVar(&cfg.http, "http", "", "load-test floed's HTTP API at this host:port instead (GET /v1/ids?seq=&n=, any format), in place of -addr")
+	fs.StringVar(&cfg.seq, "seq", "", "the sequence to load-test over -http (default: the server's default sequence)")
 	progress := fs.String("progress", "auto", "live progress line on stderr: auto (when stderr is a terminal), on or off")
 	err := parseFlags(fs, args)
 	if err != nil {
@@ -149,13 +176,27 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		fmt.Fprintf(stderr, "floe bench: "+format+"\n", args...)
 		return nil, errUsage
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	maxBatch := wire.MaxCount
+	if cfg.http != "" {
+		maxBatch = benchMaxHTTPBatch
+	}
 	switch {
 	case fs.NArg() > 0:
 		return bad("unexpected arguments: %q", fs.Args())
+	case set["seq"] && cfg.http == "":
+		return bad("-seq needs -http: the binary protocol selects a sequence by -token")
+	case cfg.http != "" && set["addr"]:
+		return bad("-addr and -http: give one, -addr for the binary protocol or -http for the HTTP API")
+	case cfg.http != "" && set["pipeline"]:
+		return bad("-pipeline is for the binary protocol: over -http each connection sends a request and waits for its reply")
+	case cfg.http != "" && set["layout"]:
+		return bad("-layout is for the binary protocol: over -http the server's /v1/sequences gives the sequence's format and layout")
 	case cfg.conns < 1:
 		return bad("-c %d: want 1 or more connections", cfg.conns)
-	case cfg.batch < 1 || cfg.batch > wire.MaxCount:
-		return bad("-b %d: want 1..%d IDs per request", cfg.batch, wire.MaxCount)
+	case cfg.batch < 1 || cfg.batch > maxBatch:
+		return bad("-b %d: want 1..%d IDs per request", cfg.batch, maxBatch)
 	case cfg.pipeline < 1 || cfg.pipeline > benchMaxPipeline:
 		return bad("-pipeline %d: want 1..%d", cfg.pipeline, benchMaxPipeline)
 	case cfg.duration < 0:
@@ -187,23 +228,30 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	default:
 		return bad("-progress %q: want auto, on or off", *progress)
 	}
+	if cfg.http != "" {
+		if cfg.http, err = benchHTTPAddr(cfg.http); err != nil {
+			return bad("-http: %v", err)
+		}
+	}
 	cfg.token = *token
-	tokenSet := false
-	fs.Visit(func(f *flag.Flag) { tokenSet = tokenSet || f.Name == "token" })
-	if !tokenSet {
+	if !set["token"] {
 		cfg.token = cmp.Or(os.Getenv("FLOE_TOKEN"), os.Getenv("NOEQ_TOKEN"))
 	}
 	if len(cfg.token) > wire.MaxToken {
 		return bad("-token: %d bytes, want at most %d", len(cfg.token), wire.MaxToken)
 	}
+	if cfg.http != "" && strings.ContainsFunc(cfg.token, func(c rune) bool { return c < ' ' || c == 0x7f }) {
+		return bad("-token: a control character, which an HTTP header cannot carry")
+	}
 	return cfg, nil
 }
 
 // benchDial opens the connections of a run and sends each the auth frame,
-// if there is a token. It fails if any connection fails.
+// if there is a token, but over HTTP. It fails if any connection fails.
 func benchDial(cfg *benchConfig) ([]*benchConn, error) {
+	addr := cmp.Or(cfg.http, cfg.addr)
 	var auth []byte
-	if cfg.token != "" {
+	if cfg.token != "" && cfg.http == "" {
 		var err error
 		if auth, err = wire.AppendAuth(nil, cfg.token); err != nil {
 			return nil, err
@@ -211,7 +259,7 @@ func benchDial(cfg *benchConfig) ([]*benchConn, error) {
 	}
 	conns := make([]*benchConn, cfg.conns)
 	for i := range conns {
-		c, err := net.DialTimeout("tcp", cfg.addr, cfg.timeout)
+		c, err := net.DialTimeout("tcp", addr, cfg.timeout)
 		if err == nil && auth != nil {
 			_ = c.SetWriteDeadline(time.Now().Add(cfg.timeout))
 			_, err = c.Write(auth)

@@ -16,6 +16,8 @@ import (
 // benchJSON is the -o json output, as the tests read it.
 type benchJSON struct {
 	Target            string  `json:"target"`
+	Format            string  `json:"format"`
+	Sequence          string  `json:"seq"`
 	Connections       int     `json:"connections"`
 	Pipeline          int     `json:"pipeline"`
 	Batch             int     `json:"batch"`

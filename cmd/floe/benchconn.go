@@ -49,6 +49,12 @@ type benchConn struct {
 	violation  [2]uint64     // the first violation: the ID before, the ID
 	scratch    [wire.MaxCount]uint64
 	err        error
+
+	// Over HTTP (runHTTP) the IDs are keys: the last one, every one when
+	// checking, and the first violation.
+	lastKey      benchKey
+	keys         [][]benchKey
+	violationKey [2]benchKey
 }
 
 // run sends requests and reads replies until the run ends, the request

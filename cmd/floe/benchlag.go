@@ -27,17 +27,21 @@ type benchLag struct {
 func (h *benchLag) record(l id64.Layout, ids []uint64, sent time.Time) {
 	tick := sent.Sub(l.Epoch).Nanoseconds() / int64(l.Unit)
 	for _, id := range ids {
-		lag := tick - int64(l.Parts(id64.ID(id)).Tick)
-		if h.n == 0 {
-			h.min, h.max = lag, lag
-		}
-		h.min, h.max = min(h.min, lag), max(h.max, lag)
-		h.n++
-		if lag > 0 {
-			h.stale++
-		}
-		h.counts[min(max(lag, -benchLagSpan), benchLagSpan)+benchLagSpan]++
+		h.count(tick - int64(l.Parts(id64.ID(id)).Tick))
 	}
+}
+
+// count counts one ID whose time lies lag ticks behind its request's send.
+func (h *benchLag) count(lag int64) {
+	if h.n == 0 {
+		h.min, h.max = lag, lag
+	}
+	h.min, h.max = min(h.min, lag), max(h.max, lag)
+	h.n++
+	if lag > 0 {
+		h.stale++
+	}
+	h.counts[min(max(lag, -benchLagSpan), benchLagSpan)+benchLagSpan]++
 }
 
 func (h *benchLag) merge(o *benchLag) {

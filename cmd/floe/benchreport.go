@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +16,11 @@ import (
 // benchResult is the outcome of a run of "floe bench", and the object that
 // -o json prints. IDs are decimal strings, as everywhere in floe's JSON.
 type benchResult struct {
-	Target      string `json:"target"`
+	Target string `json:"target"`
+	// Format and Sequence name the sequence of a run over HTTP (-http);
+	// the binary protocol's reports leave them out.
+	Format      string `json:"format,omitempty"`
+	Sequence    string `json:"seq,omitempty"`
 	Connections int    `json:"connections"`
 	Pipeline    int    `json:"pipeline"`
 	Batch       int    `json:"batch"`
@@ -84,6 +89,8 @@ func (s benchSeconds) MarshalJSON() ([]byte, error) {
 func benchCollect(cfg *benchConfig, conns []*benchConn) *benchResult {
 	res := &benchResult{
 		Target:        cfg.addr,
+		Format:        string(cfg.format.name),
+		Sequence:      cfg.format.seq,
 		Connections:   cfg.conns,
 		Pipeline:      cfg.pipeline,
 		Batch:         cfg.batch,
@@ -104,6 +111,10 @@ func benchCollect(cfg *benchConfig, conns []*benchConn) *benchResult {
 				Conn:   w.id,
 				Before: strconv.FormatUint(w.violation[0], 10),
 				ID:     strconv.FormatUint(w.violation[1], 10),
+			}
+			if cfg.http != "" {
+				res.FirstViolation.Before = cfg.format.text(w.violationKey[0])
+				res.FirstViolation.ID = cfg.format.text(w.violationKey[1])
 			}
 		}
 		last = max(last, w.lastReply)
@@ -127,7 +138,19 @@ func benchCollect(cfg *benchConfig, conns []*benchConn) *benchResult {
 	res.TimeLag = benchTimeLag{Min: lag.min, P50: lag.quantile(500), P99: lag.quantile(990), Max: lag.max}
 	res.TickSeconds = cfg.layout.Unit.Seconds()
 	res.StaleIDs = lag.stale
-	if cfg.check {
+	if cfg.http != "" {
+		res.Target = cfg.target()
+		res.TickSeconds = cfg.format.unit.Seconds()
+	}
+	switch {
+	case !cfg.check:
+	case cfg.http != "":
+		var first benchKey
+		res.Duplicates, first = benchKeyDuplicates(conns)
+		if res.Duplicates > 0 {
+			res.FirstDuplicate = cfg.format.text(first)
+		}
+	default:
 		var first uint64
 		res.Duplicates, first = benchDuplicates(conns)
 		if res.Duplicates > 0 {
@@ -162,6 +185,9 @@ func (res *benchResult) writeText(w io.Writer) error {
 		fmt.Fprintf(bw, "%-12s "+format+"\n", append([]any{key + ":"}, args...)...)
 	}
 	line("target", "%s", res.Target)
+	if res.Format != "" {
+		line("format", "%s (sequence %s)", res.Format, res.Sequence)
+	}
 	line("connections", "%d (pipeline %d)", res.Connections, res.Pipeline)
 	line("batch", "%d", res.Batch)
 	var notes []string
@@ -221,22 +247,49 @@ func benchRound(s benchSeconds) time.Duration {
 // least) of them. It merges the connections' ID sequences, which are
 // increasing but for those with order violations: those it sorts first.
 func benchDuplicates(conns []*benchConn) (dups, first uint64) {
-	h := make([]benchCursor, 0, len(conns))
-	for _, w := range conns {
-		blocks := w.ids
-		if w.violations > 0 {
+	seqs := make([]benchSeq[uint64], len(conns))
+	for i, w := range conns {
+		seqs[i] = benchSeq[uint64]{w.ids, w.violations > 0}
+	}
+	return benchMergeDuplicates(seqs, cmp.Compare[uint64])
+}
+
+// benchKeyDuplicates is benchDuplicates for the IDs of a run over HTTP.
+func benchKeyDuplicates(conns []*benchConn) (dups uint64, first benchKey) {
+	seqs := make([]benchSeq[benchKey], len(conns))
+	for i, w := range conns {
+		seqs[i] = benchSeq[benchKey]{w.keys, w.violations > 0}
+	}
+	return benchMergeDuplicates(seqs, benchKey.compare)
+}
+
+// benchSeq is the IDs of one connection, in blocks, and whether they are
+// out of order somewhere.
+type benchSeq[T any] struct {
+	blocks    [][]T
+	unordered bool
+}
+
+// benchMergeDuplicates counts the IDs that come more than once in seqs,
+// ordered by compare, each extra copy counting once, and returns the least
+// of them.
+func benchMergeDuplicates[T comparable](seqs []benchSeq[T], compare func(a, b T) int) (dups uint64, first T) {
+	h := make([]benchCursor[T], 0, len(seqs))
+	for _, s := range seqs {
+		blocks := s.blocks
+		if s.unordered {
 			all := slices.Concat(blocks...)
-			slices.Sort(all)
-			blocks = [][]uint64{all}
+			slices.SortFunc(all, compare)
+			blocks = [][]T{all}
 		}
-		if c := (benchCursor{blocks: blocks}); c.next() {
+		if c := (benchCursor[T]{blocks: blocks}); c.next() {
 			h = append(h, c)
 		}
 	}
 	for i := len(h)/2 - 1; i >= 0; i-- {
-		benchSiftDown(h, i)
+		benchSiftDown(h, i, compare)
 	}
-	var prev uint64
+	var prev T
 	for seen := false; len(h) > 0; seen = true {
 		v := h[0].v
 		if seen && v == prev {
@@ -250,21 +303,21 @@ func benchDuplicates(conns []*benchConn) (dups, first uint64) {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
 		}
-		benchSiftDown(h, 0)
+		benchSiftDown(h, 0, compare)
 	}
 	return dups, first
 }
 
 // benchCursor walks the increasing IDs of one connection, v being the
 // current one.
-type benchCursor struct {
-	blocks [][]uint64
+type benchCursor[T any] struct {
+	blocks [][]T
 	b, i   int
-	v      uint64
+	v      T
 }
 
 // next moves to the next ID and reports whether there was one.
-func (c *benchCursor) next() bool {
+func (c *benchCursor[T]) next() bool {
 	for ; c.b < len(c.blocks); c.b, c.i = c.b+1, 0 {
 		if block := c.blocks[c.b]; c.i < len(block) {
 			c.v = block[c.i]
@@ -276,13 +329,13 @@ func (c *benchCursor) next() bool {
 }
 
 // benchSiftDown restores the min-heap order of h below i, by current ID.
-func benchSiftDown(h []benchCursor, i int) {
+func benchSiftDown[T any](h []benchCursor[T], i int, compare func(a, b T) int) {
 	for {
 		least := i
-		if l := 2*i + 1; l < len(h) && h[l].v < h[least].v {
+		if l := 2*i + 1; l < len(h) && compare(h[l].v, h[least].v) < 0 {
 			least = l
 		}
-		if r := 2*i + 2; r < len(h) && h[r].v < h[least].v {
+		if r := 2*i + 2; r < len(h) && compare(h[r].v, h[least].v) < 0 {
 			least = r
 		}
 		if least == i {

@@ -16,7 +16,7 @@ var synopses = map[string]string{
 	"layout":     "[-o text|json] [NAME_OR_TEXT...]",
 	"range":      "[-layout L] [-o text|json] FROM [TO]",
 	"get":        "[-n count] [-addr host:port,...] [-token T] [-layout L] [-max-skew 10m] [-timeout 5s] [-o text|json]",
-	"bench":      "[-addr host:port] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]",
+	"bench":      "[-addr host:port | -http host:port [-seq name]] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]",
 	"redis init": "--shard N [--addr host:port] [--force] [flags]",
 	"redis get":  "[-n count] [--addr host:port,...] [flags]",
 	"completion": "bash|zsh|fish",

@@ -9,7 +9,7 @@
 //	floe redis init --shard N --addr host:port
 //	floe redis get [-n count] --addr host:port,...
 //	floe get [-n count] [-addr host:port,...] [-token T] [-layout L] [-max-skew 10m] [-timeout 5s] [-o text|json]
-//	floe bench [-addr host:port] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]
+//	floe bench [-addr host:port | -http host:port [-seq name]] [-c conns] [-b batch] [-d duration] [-n requests] [-o text|json] [flags]
 //	floe seq create [-addr URL] [-token T] [-format id64|id80|id96|id128] [-layout name] [-token-file FILE] NAME
 //	floe seq list [-addr URL] [-token T] [-o text|json]
 //	floe seq destroy [-addr URL] [-token T] -yes NAME
@@ -60,7 +60,7 @@ func init() {
 		{"range", "the smallest and largest id64 ID of a time span, for WHERE id BETWEEN", runRange},
 		{"redis", "set a Redis server's shard (init) or fetch IDs made in Redis (get)", runRedis},
 		{"get", "fetch IDs from floed (or noeqd) daemons", runGet},
-		{"bench", "load-test a noeq-protocol server: IDs/s, latency, uniqueness", runBench},
+		{"bench", "load-test a noeq-protocol server or floed's HTTP API: IDs/s, latency, uniqueness", runBench},
 		{"seq", "create, list or destroy a cluster's named sequences (floed admin API)", runSeq},
 		{"node", "attach a floed to a sequence, or detach it (floed admin API)", runNode},
 		{"completion", "print a shell completion script: bash, zsh or fish", runCompletion},
