@@ -158,11 +158,11 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 	var body []byte
 	var err error
 	if text {
-		body, err = seq.appendText(make([]byte, 0, n*21), n, func(dst, id []byte) []byte {
+		body, err = seq.appendText(make([]byte, 0, n*(seq.textLen()+1)), n, func(dst, id []byte) []byte {
 			return append(append(dst, id...), '\n')
 		}, &wait)
 	} else {
-		body = append(make([]byte, 0, 48+n*23), `{"seq":`...)
+		body = append(make([]byte, 0, 48+len(seq.name)+n*(seq.textLen()+3)), `{"seq":`...)
 		body = strconv.AppendQuote(body, seq.name)
 		body = append(body, `,"format":"`...)
 		body = append(body, seq.format...)

@@ -6,7 +6,10 @@ import (
 	"fmt"
 
 	"github.com/floeid/floe"
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/id80"
+	"github.com/floeid/floe/id96"
 	"github.com/floeid/floe/sequencer"
 	"github.com/floeid/floe/workerid"
 )
@@ -141,7 +144,7 @@ func (seq *sequence) appendText(dst []byte, n int, each func(dst []byte, id []by
 		return dst, err
 	}
 	defer func() { <-seq.turn }()
-	var buf [32]byte
+	var buf [maxTextLen]byte
 	for range n {
 		text, err := seq.sq.AppendNextContext(w.bound(), buf[:0])
 		if err != nil && w.ctx == nil && atCeiling(err) {
@@ -208,4 +211,21 @@ func (r *storeRecords) Load() (workerid.Record, bool, error) {
 
 func (r *storeRecords) Save(rec workerid.Record) error {
 	return r.store.Save(r.name, Record{Definition: r.def, Reserved: rec.Reserved, Last: rec.Last})
+}
+
+// maxTextLen is the longest text of an ID of any format: id128's.
+const maxTextLen = max(20, id80.EncodedSize, id96.EncodedLen, id128.EncodedLen)
+
+// textLen returns the longest text of one of seq's IDs, for sizing a
+// reply: an id64's decimal takes at most 20 digits.
+func (seq *sequence) textLen() int {
+	switch seq.format {
+	case Format80:
+		return id80.EncodedSize
+	case Format96:
+		return id96.EncodedLen
+	case Format128:
+		return id128.EncodedLen
+	}
+	return 20
 }

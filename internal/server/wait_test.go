@@ -341,3 +341,37 @@ func TestServer_PipelinedWhileWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServer_TextAllocs: a reply's IDs as text, in every format, cost no
+// allocation per ID when the reply is sized by textLen: no ID's text
+// outgrows it or the buffer each ID is written through. (Before, each
+// id128 ID's 36 characters outgrew a 32-byte buffer.)
+func TestServer_TextAllocs(t *testing.T) {
+	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), Window: time.Hour, Sequences: []SequenceConfig{
+		{Name: "default"},
+		{Name: "sno", Format: Format80, Node: 1},
+		{Name: "guid", Format: Format96, Node: 2},
+		{Name: "uuid", Format: Format128, Node: 9},
+	}})
+	for _, seq := range s.seqs() {
+		t.Run(string(seq.format), func(t *testing.T) {
+			allocs := func(n int) float64 {
+				var err error
+				got := testing.AllocsPerRun(50, func() {
+					w := waiter{s: s, arrival: time.Now()}
+					_, err = seq.appendText(make([]byte, 0, n*(seq.textLen()+1)), n, func(dst, id []byte) []byte {
+						return append(append(dst, id...), '\n')
+					}, &w)
+					w.done()
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			if one, many := allocs(1), allocs(200); many != one {
+				t.Errorf("%v allocations for a reply of 200 IDs, %v for one: want no allocation per ID", many, one)
+			}
+		})
+	}
+}
