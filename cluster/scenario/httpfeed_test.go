@@ -125,6 +125,11 @@ func keyTick(k uint64) uint64    { return k >> (keyWorkerBits + keyCounterBits) 
 func keyWorker(k uint64) int     { return int(k>>keyCounterBits) & (1<<keyWorkerBits - 1) }
 func keyCounter(k uint64) uint64 { return k & (1<<keyCounterBits - 1) }
 
+// describeKey128 writes out a nodeKey128 key, for a ledger's report.
+func describeKey128(k uint64) string {
+	return fmt.Sprintf("id128 key %d (ms %d, worker %d, counter %d)", k, keyTick(k), keyWorker(k), keyCounter(k))
+}
+
 func TestNodeKey128(t *testing.T) {
 	tests := []struct {
 		id      string
@@ -147,6 +152,9 @@ func TestNodeKey128(t *testing.T) {
 		}
 		if err != nil {
 			continue
+		}
+		if got, want := describeKey128(k), fmt.Sprintf("id128 key %d (ms %d, worker %d, counter %d)", k, tt.tick, tt.worker, tt.counter); got != want {
+			t.Errorf("describeKey128 = %q, want %q", got, want)
 		}
 		if got := [3]uint64{keyTick(k), uint64(keyWorker(k)), keyCounter(k)}; got != [3]uint64{tt.tick, uint64(tt.worker), tt.counter} {
 			t.Errorf("nodeKey128(%s) reads back as tick, worker, counter %v, want %d, %d, %d", tt.id, got, tt.tick, tt.worker, tt.counter)

@@ -32,7 +32,7 @@ func TestScenario_ID128(t *testing.T) {
 	ec := etcdtest.Start(t, 3)
 	ns := defineSequence(t, ec.Client(t), cluster, server.SequenceConfig{Name: seq, Format: server.Format128})
 	proxies, viaProxies := proxyAll(t, ec)
-	led := floedproc.NewLedger()
+	led := floedproc.NewLedgerOf(describeKey128)
 	// node starts a node and a feed of it, once it is ready; up is when
 	// the process answered.
 	var up time.Time
