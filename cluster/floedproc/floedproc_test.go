@@ -3,6 +3,7 @@
 package floedproc_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -92,6 +93,33 @@ func TestStartEnv(t *testing.T) {
 			stderr, err := floedproc.StartErrEnv(t, bin, tt.env, "--state", t.TempDir(), "--worker", "w")
 			if err == nil || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "bogus") {
 				t.Errorf("floed exited with %v, stderr:\n%s\nwant a refusal naming %q and not the test's FLOE_LOG_FORMAT", err, stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestLedger_Dups(t *testing.T) {
+	tests := []struct {
+		name string
+		led  *floedproc.Ledger
+		want string
+	}{
+		{"Twitter IDs", floedproc.NewLedger(),
+			"1 duplicate IDs among 2; first: [ID 4198401 (tick 1, node 1) from b, first from a]"},
+		{"described", floedproc.NewLedgerOf(func(id uint64) string { return fmt.Sprintf("key %x", id) }),
+			"1 duplicate IDs among 2; first: [key 401001 from b, first from a]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const id = 1<<22 | 1<<12 | 1 // tick 1, node 1, sequence 1
+			tt.led.Add("a", id, id+1)
+			if err := tt.led.Err(); err != nil {
+				t.Fatalf("no duplicate yet: %v", err)
+			}
+			tt.led.Add("b", id)
+			err := tt.led.Err()
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("Err() = %v, want %s", err, tt.want)
 			}
 		})
 	}

@@ -8,14 +8,24 @@ import (
 // Ledger records every ID the daemons issued, with who issued it, and
 // counts the duplicates. It is safe for concurrent use.
 type Ledger struct {
+	describe func(id uint64) string // immutable: an ID in a duplicate's report
+
 	mu    sync.Mutex
 	seen  map[uint64]string // guarded by mu: ID → who issued it first
 	dups  []string          // guarded by mu: the first duplicates found
 	ndups int               // guarded by mu
 }
 
-// NewLedger returns an empty Ledger.
-func NewLedger() *Ledger { return &Ledger{seen: make(map[uint64]string)} }
+// NewLedger returns an empty Ledger of Twitter-layout IDs.
+func NewLedger() *Ledger {
+	return NewLedgerOf(func(id uint64) string { return fmt.Sprintf("ID %d (tick %d, node %d)", id, Tick(id), Node(id)) })
+}
+
+// NewLedgerOf returns an empty Ledger of IDs, or keys of IDs, that
+// describe writes out in a duplicate's report.
+func NewLedgerOf(describe func(id uint64) string) *Ledger {
+	return &Ledger{describe: describe, seen: make(map[uint64]string)}
+}
 
 // maxDupReports bounds the duplicates a Ledger describes.
 const maxDupReports = 20
@@ -28,7 +38,7 @@ func (l *Ledger) Add(who string, ids ...uint64) {
 		if first, ok := l.seen[id]; ok {
 			l.ndups++
 			if len(l.dups) < maxDupReports {
-				l.dups = append(l.dups, fmt.Sprintf("ID %d (tick %d, node %d) from %s, first from %s", id, Tick(id), Node(id), who, first))
+				l.dups = append(l.dups, fmt.Sprintf("%s from %s, first from %s", l.describe(id), who, first))
 			}
 			continue
 		}

@@ -16,7 +16,10 @@
 // detach and attach under load, two processes contending for one worker
 // ID, and a destroy while serving. The TestSeq_*ID128 scenarios run the
 // partition, the replies past the TTL, the handoff and the crashed holder
-// on id128 sequences (version-7 UUIDs) too.
+// on id128 sequences (version-7 UUIDs) too. TestScenario_ID128 runs the
+// process faults (a pause past the TTL, a graceful stop, a kill, a
+// partition from etcd) on floed nodes serving an id128 sequence, which
+// its clients fetch over HTTP.
 //
 // The package has tests only. Timings are short (2 s leases, 1 s
 // reservation windows) so that the whole package runs in a few minutes.

@@ -3,6 +3,7 @@
 package scenario_test
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,13 +12,16 @@ import (
 	"github.com/floeid/floe/cluster/floedproc"
 )
 
-// feed is a client of one daemon at a time: a few binary connections,
-// each asking for IDs in a loop and dialing again at once when the daemon
-// closes it or a request times out. Every ID it receives goes into the
-// ledger and, with the time it arrived, into its batches.
+// feed is a client of one daemon at a time: a few binary connections (or
+// keep-alive HTTP clients, for a named sequence), each asking for IDs in a
+// loop and dialing again at once when the daemon closes it or a request
+// times out. Every ID it receives goes into the ledger and, with the time
+// it arrived, into its batches.
 type feed struct {
 	batchLog
+	t    testing.TB
 	opts feedOpts
+	bad  sync.Once // reports the first reply it cannot read
 	dest atomic.Pointer[dest]
 	stop chan struct{}
 	once sync.Once
@@ -39,6 +43,10 @@ type feedOpts struct {
 	count   int           // IDs per request, default 8
 	pause   time.Duration // between the requests of one connection, default 4 ms; <0 for none
 	timeout time.Duration // of one request, default 1 s
+	// seq, when set, is a named sequence asked over HTTP (GET /v1/ids),
+	// id64 or id128 (recorded by nodeKey128), instead of the default sequence
+	// over the binary protocol.
+	seq string
 }
 
 // dest is the daemon a feed asks, and the name its IDs are recorded
@@ -52,7 +60,7 @@ type dest struct {
 type batch struct {
 	who string
 	at  time.Time // when the reply arrived
-	ids []uint64
+	ids []uint64  // as the ledger keys them: an id128 by nodeKey128
 }
 
 // Back-offs of a feed's connection: a daemon without a worker ID closes
@@ -78,7 +86,7 @@ func startFeed(t *testing.T, led *floedproc.Ledger, p *floedproc.Proc, who strin
 	if opts.timeout == 0 {
 		opts.timeout = time.Second
 	}
-	f := &feed{batchLog: batchLog{led: led}, opts: opts, stop: make(chan struct{})}
+	f := &feed{batchLog: batchLog{led: led}, t: t, opts: opts, stop: make(chan struct{})}
 	f.point(p, who)
 	for range opts.conns {
 		f.wg.Add(1)
@@ -90,7 +98,11 @@ func startFeed(t *testing.T, led *floedproc.Ledger, p *floedproc.Proc, who strin
 
 // point makes the feed ask p from now on, recording its IDs as who's.
 func (f *feed) point(p *floedproc.Proc, who string) {
-	f.dest.Store(&dest{who: who, addr: p.Bin})
+	addr := p.Bin
+	if f.opts.seq != "" {
+		addr = p.HTTP
+	}
+	f.dest.Store(&dest{who: who, addr: addr})
 }
 
 // halt stops the feed and waits for its connections to end.
@@ -112,7 +124,7 @@ func (f *feed) run() {
 	defer f.wg.Done()
 	for !f.stopped() {
 		d := f.dest.Load()
-		c, err := floedproc.Dial(d.addr, "", f.opts.timeout)
+		c, err := f.dial(d.addr)
 		if err != nil {
 			time.Sleep(redialAfterFailure)
 			continue
@@ -121,6 +133,9 @@ func (f *feed) run() {
 		for !f.stopped() && f.dest.Load() == d {
 			ids, err := c.Fetch(f.opts.count)
 			if err != nil {
+				if errors.Is(err, errBadReply) {
+					f.bad.Do(func() { f.t.Errorf("%s: %v", d.who, err) })
+				}
 				break
 			}
 			served = true
@@ -136,6 +151,25 @@ func (f *feed) run() {
 			time.Sleep(redialAfterFailure)
 		}
 	}
+}
+
+// fetcher is one connection of a feed.
+type fetcher interface {
+	Fetch(n int) ([]uint64, error)
+	Close() error
+}
+
+// dial opens a connection to the daemon at addr: binary, or HTTP for a
+// named sequence.
+func (f *feed) dial(addr string) (fetcher, error) {
+	if f.opts.seq != "" {
+		return newHTTPConn(addr, f.opts.seq, f.opts.timeout), nil
+	}
+	c, err := floedproc.Dial(addr, "", f.opts.timeout)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 func (l *batchLog) record(who string, ids []uint64) {

@@ -46,11 +46,11 @@ func etcdNode(eps []string, cluster, owner string, extra ...string) []string {
 	}, extra...)
 }
 
-// namespace is the worker-ID namespace of a cluster's default sequence in
-// etcd, for a test that holds IDs itself or reads their reservations.
+// namespace is the worker-ID namespace of a cluster's sequence in etcd,
+// for a test that holds IDs itself or reads their reservations.
 type namespace struct {
 	cli    *clientv3.Client
-	prefix string // /floe/v1/<cluster>/seq/default/<gen>/
+	prefix string // /floe/v1/<cluster>/seq/<name>/<gen>/
 	ids    int
 	lease  clientv3.LeaseID // the test's own lease, once it holds IDs
 }
@@ -60,20 +60,26 @@ type namespace struct {
 // returns its namespace.
 func defineDefault(t *testing.T, cli *clientv3.Client, cluster string) *namespace {
 	t.Helper()
-	sc := server.SequenceConfig{Name: "default", Format: server.Format64, Layout: id64.Twitter}
+	return defineSequence(t, cli, cluster, server.SequenceConfig{Name: "default", Format: server.Format64, Layout: id64.Twitter})
+}
+
+// defineSequence records the sequence sc of cluster in etcd as floed does
+// at its start, before any floed runs, and returns its namespace.
+func defineSequence(t *testing.T, cli *clientv3.Client, cluster string, sc server.SequenceConfig) *namespace {
+	t.Helper()
 	spec, err := server.Spec(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	seq, err := etcd.NewCatalog(cli, "/floe/v1/"+cluster+"/").Create(ctx, "default", spec)
+	seq, err := etcd.NewCatalog(cli, "/floe/v1/"+cluster+"/").Create(ctx, sc.Name, spec)
 	if err != nil {
-		t.Fatalf("defining the default sequence: %v", err)
+		t.Fatalf("defining sequence %q: %v", sc.Name, err)
 	}
 	return &namespace{
 		cli:    cli,
-		prefix: fmt.Sprintf("/floe/v1/%s/seq/default/%d/", cluster, seq.Gen),
+		prefix: fmt.Sprintf("/floe/v1/%s/seq/%s/%d/", cluster, sc.Name, seq.Gen),
 		ids:    server.WorkerIDs(sc),
 	}
 }
@@ -220,10 +226,16 @@ func tickTime(tick uint64) time.Time {
 // default sequence, from its log: the tick its IDs must stay above.
 func claimedFloor(t *testing.T, p *floedproc.Proc) uint64 {
 	t.Helper()
+	return claimedFloorOf(t, p, "default")
+}
+
+// claimedFloorOf is claimedFloor for p's sequence seq.
+func claimedFloorOf(t *testing.T, p *floedproc.Proc, seq string) uint64 {
+	t.Helper()
 	var floor uint64
 	found := false
 	for line := range strings.Lines(p.Stderr()) {
-		if !strings.Contains(line, `msg="worker ID claimed"`) || !strings.Contains(line, "seq=default") {
+		if !strings.Contains(line, `msg="worker ID claimed"`) || !strings.Contains(line, "seq="+seq+" ") {
 			continue
 		}
 		for field := range strings.FieldsSeq(line) {
@@ -237,7 +249,7 @@ func claimedFloor(t *testing.T, p *floedproc.Proc) uint64 {
 		}
 	}
 	if !found {
-		t.Fatalf("%s logged no claim of a worker ID:\n%s", p.Name, p.Stderr())
+		t.Fatalf("%s logged no claim of a worker ID for %s:\n%s", p.Name, seq, p.Stderr())
 	}
 	return floor
 }
