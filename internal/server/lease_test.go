@@ -109,10 +109,14 @@ func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 	}
 	ns.Refuse(errors.New("coordinator out of reach"))
 	clock.Step(10 * time.Second) // past the ceiling, which cannot rise
-	got := make(chan error, 1)
+	type reply struct {
+		ids []uint64
+		err error
+	}
+	got := make(chan reply, 1)
 	go func() {
-		_, err := c.get(10)
-		got <- err
+		ids, err := c.get(10)
+		got <- reply{ids, err}
 	}()
 	seq := s.seqs()[0]
 	deadline := time.Now().Add(10 * time.Second)
@@ -125,13 +129,24 @@ func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 	// The loss comes while reservations are still refused: the request,
 	// which may still be between its first try and its wait, must never
 	// see the reservation rise under the old lease.
+	r := ns.Holder(0).Reserved()
 	lost := time.Now()
 	ns.Lose(0)
 	ns.Refuse(nil)
 	select {
-	case err := <-got:
-		if err == nil {
-			t.Fatal("the waiting request got IDs after the lease was lost")
+	case rep := <-got:
+		// Either the request ends with the term, or, when it was between
+		// its first try and its wait as the term ended, it is served by
+		// the next term, above the old R; then its connection closes.
+		if rep.err == nil {
+			for _, id := range rep.ids {
+				if tick := id64.Twitter.Parts(id64.ID(id)).Tick; tick <= r {
+					t.Fatalf("the waiting request got an ID at tick %d, at or below the lost term's R %d", tick, r)
+				}
+			}
+			if !c.closed() {
+				t.Fatal("the connection of a request served across the handoff stayed open")
+			}
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the connection waiting at the ceiling stayed open 5 s after the lease was lost")
