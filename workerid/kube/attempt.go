@@ -1,0 +1,104 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// retryGap is the least time between the starts of two attempts of one
+// request: an API server that fails at once does not make a loop.
+const retryGap = 50 * time.Millisecond
+
+// attempts runs one API request, fn, one attempt at a time until an
+// attempt succeeds or fails for good, ctx ends, or left (nil: no limit)
+// reports no time left. Each attempt is bounded by attempt and by left.
+// It returns the last attempt's error.
+//
+// Every request retried so may be applied twice harmlessly: a read, or a
+// write carrying a resourceVersion precondition, which a second
+// application fails with a conflict the caller sorts out.
+func attempts(ctx context.Context, attempt time.Duration, left func() time.Duration, fn func(ctx context.Context) error) error {
+	for {
+		d := attempt
+		if left != nil {
+			if d = min(d, left()); d <= 0 {
+				return context.DeadlineExceeded
+			}
+		}
+		start := time.Now()
+		actx, cancel := context.WithTimeout(ctx, d)
+		err := fn(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		if wait := retryGap - time.Since(start); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(wait):
+			}
+		}
+	}
+}
+
+// transient reports whether err leaves the request's result unknown or
+// definitely not applied for a reason that may pass: no answer in time, a
+// lost connection, a 5xx, a 429.
+func transient(err error) bool {
+	switch {
+	case apierrors.IsConflict(err), apierrors.IsAlreadyExists(err), apierrors.IsNotFound(err),
+		apierrors.IsForbidden(err), apierrors.IsUnauthorized(err), apierrors.IsInvalid(err),
+		apierrors.IsBadRequest(err), apierrors.IsGone(err), apierrors.IsResourceExpired(err):
+		return false
+	case apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
+		apierrors.IsInternalError(err), apierrors.IsServiceUnavailable(err), apierrors.IsUnexpectedServerError(err):
+		return true
+	case errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Code >= 500
+	}
+	// Not an answer of the API server: a connection refused or reset, a
+	// DNS error, a TLS failure. A canceled context was handled by the
+	// caller.
+	return !errors.Is(err, context.Canceled)
+}
+
+// explain wraps an API server's error for a request of verb on the Lease
+// ns/name (name "" for a list): what a 403, a 401 and a missing namespace
+// mean for floe.
+func explain(err error, verb, ns, name string) error {
+	obj := "Lease " + ns + "/" + name
+	if name == "" {
+		obj = "Leases in namespace " + ns
+	}
+	switch {
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%w: the identity may not %s leases in namespace %s: check the Role (a Role on leases, see deploy/kubernetes): %v",
+			ErrForbidden, verb, ns, err)
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%w: %s %s: the credentials were refused (an expired token?): %v", ErrUnauthorized, verb, obj, err)
+	case apierrors.IsNotFound(err) && notFoundKind(err) == "namespaces":
+		return fmt.Errorf("%s %s: namespace %s not found: %w", verb, obj, ns, err)
+	}
+	return fmt.Errorf("%s %s: %w", verb, obj, err)
+}
+
+// notFoundKind is the kind of the object a 404 names ("leases",
+// "namespaces").
+func notFoundKind(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if d := status.Status().Details; d != nil {
+			return d.Kind
+		}
+	}
+	return ""
+}
