@@ -345,7 +345,7 @@ func observe(seen map[string]observation, name, rv string, now time.Time) time.D
 // heldStatus counts the held worker IDs whose holders were not seen
 // renewing, for the message of an exhausted claim.
 type heldStatus struct {
-	silent int           // held, the resourceVersion unchanged since an earlier claim
+	silent  int           // held, the resourceVersion unchanged since an earlier claim
 	longest time.Duration // the longest unchanged
 	ttl     time.Duration // that one's lease duration
 }
