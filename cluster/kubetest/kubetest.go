@@ -106,11 +106,11 @@ type APIServer struct {
 	// CA signed the API server's certificate; a client trusts it.
 	CA *tlstest.CA
 
-	tb      testing.TB
-	bin     string
-	dir     string
-	args    []string
-	admin   string // the administrator's token
+	tb    testing.TB
+	bin   string
+	dir   string
+	args  []string
+	admin string // the administrator's token
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd     // guarded by mu: nil while stopped
