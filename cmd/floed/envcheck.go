@@ -16,6 +16,7 @@ import (
 // (ParseFlags).
 var otherVars = []string{
 	"FLOE_ADMIN_ADDR", // floe seq, floe admin: floed's HTTP address
+	"FLOE_KUBE_BIN",   // cluster/kubetest's kube-apiserver and kubectl (scripts/kube-apiserver; CI exports it)
 	"FLOE_PG18",       // cluster/pgtest's PostgreSQL 18 (scripts/pg18; CI exports it)
 	"FLOE_SCALE",      // cluster/scale's tests
 	"FLOE_SOAK",       // cluster/soak's tests
