@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"workerid/workeridtest":     {"workerid"},
 	"workerid/etcd":             {"", "workerid", "internal/coordnet"},
 	"workerid/redis":            {"", "workerid", "internal/coordnet"},
+	"workerid/kube":             {"", "workerid"},
 	"internal/coordnet":         nil,
 	"internal/faultproxy":       nil,
 	"internal/tcptest":          nil,
@@ -57,6 +58,7 @@ var thirdParty = map[string][]string{
 	"internal/server": {"github.com/prometheus/client_golang"},
 	"workerid/etcd":   {"go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/api/v3", "google.golang.org/grpc"},
 	"workerid/redis":  {"github.com/redis/go-redis/v9"},
+	"workerid/kube":   {"k8s.io/client-go", "k8s.io/api", "k8s.io/apimachinery"},
 }
 
 // TestDeps reads the imports of every non-test file of the library packages
