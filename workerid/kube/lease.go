@@ -171,6 +171,8 @@ func (l *lease) check(obj *coordv1.Lease) (worker, error) {
 	switch {
 	case err != nil:
 		return w, err
+	case w.retired && l.src.guard == nil:
+		return w, fmt.Errorf("Lease %s was retired (annotation %s), by hand: floe retires only a catalog's Leases", l.name, annState)
 	case w.retired:
 		return w, fmt.Errorf("Lease %s was retired: the sequence was destroyed: %w", l.name, workerid.ErrNotFound)
 	case w.holder != l.identity || w.fence != l.fence:
