@@ -69,19 +69,6 @@ func (f *fakeAPI) get(ns, name string) *coordv1.Lease {
 	return nil
 }
 
-// names returns the names of the stored objects of ns.
-func (f *fakeAPI) names(ns string) map[string]bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	m := make(map[string]bool)
-	for _, o := range f.objs {
-		if o.Namespace == ns {
-			m[o.Name] = true
-		}
-	}
-	return m
-}
-
 type fakeLeases struct {
 	coordinationv1.LeaseInterface // unused methods: nil, they panic
 	f                             *fakeAPI

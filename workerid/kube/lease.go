@@ -165,24 +165,24 @@ func (s *Source) destroyed() bool {
 // lost.
 func (l *lease) check(obj *coordv1.Lease) (worker, error) {
 	if obj == nil {
-		return worker{}, fmt.Errorf("Lease %s was deleted", l.name)
+		return worker{}, fmt.Errorf("the Lease %s was deleted", l.name)
 	}
 	w, err := decodeWorker(obj)
 	switch {
 	case err != nil:
 		return w, err
 	case w.retired && l.src.guard == nil:
-		return w, fmt.Errorf("Lease %s was retired (annotation %s), by hand: floe retires only a catalog's Leases", l.name, annState)
+		return w, fmt.Errorf("the Lease %s was retired (annotation %s), by hand: floe retires only a catalog's Leases", l.name, annState)
 	case w.retired:
-		return w, fmt.Errorf("Lease %s was retired: the sequence was destroyed: %w", l.name, workerid.ErrNotFound)
+		return w, fmt.Errorf("the Lease %s was retired: the sequence was destroyed: %w", l.name, workerid.ErrNotFound)
 	case w.holder != l.identity || w.fence != l.fence:
 		holder := w.holder
 		if holder == "" {
 			holder = `no one ("")`
 		}
-		return w, fmt.Errorf("Lease %s is held by %s (fence %d), not this claim %s (fence %d)", l.name, holder, w.fence, l.identity, l.fence)
+		return w, fmt.Errorf("the Lease %s is held by %s (fence %d), not this claim %s (fence %d)", l.name, holder, w.fence, l.identity, l.fence)
 	case w.reserved < l.reserved.Load():
-		return w, fmt.Errorf("Lease %s reservation moved backwards from %d to %d", l.name, l.reserved.Load(), w.reserved)
+		return w, fmt.Errorf("the Lease %s reservation moved backwards from %d to %d", l.name, l.reserved.Load(), w.reserved)
 	}
 	return w, nil
 }
@@ -202,7 +202,7 @@ func (l *lease) write(ctx context.Context, left func() time.Duration, change fun
 	s := l.src
 	for range maxMoves {
 		if l.Left() <= 0 {
-			return l.lose(fmt.Errorf("Lease %s: %w", l.name, errExpired))
+			return l.lose(fmt.Errorf("the Lease %s: %w", l.name, errExpired))
 		}
 		w, err := decodeWorker(l.obj)
 		if err != nil {
@@ -237,7 +237,7 @@ func (l *lease) write(ctx context.Context, left func() time.Duration, change fun
 			}
 			if gerr != nil {
 				if l.Left() <= 0 {
-					return l.lose(fmt.Errorf("Lease %s: %w", l.name, errExpired))
+					return l.lose(fmt.Errorf("the Lease %s: %w", l.name, errExpired))
 				}
 				return fmt.Errorf("floe: %w", explain(gerr, "get", s.cfg.Namespace, obj.Name))
 			}
@@ -256,14 +256,14 @@ func (l *lease) write(ctx context.Context, left func() time.Duration, change fun
 				return nil
 			}
 		case apierrors.IsNotFound(err):
-			return l.lose(fmt.Errorf("Lease %s was deleted", l.name))
+			return l.lose(fmt.Errorf("the Lease %s was deleted", l.name))
 		case l.Left() <= 0:
-			return l.lose(fmt.Errorf("Lease %s: %w: %v", l.name, errExpired, err))
+			return l.lose(fmt.Errorf("the Lease %s: %w: %v", l.name, errExpired, err))
 		default:
 			return fmt.Errorf("floe: %w", explain(err, "update", s.cfg.Namespace, obj.Name))
 		}
 	}
-	return l.lose(fmt.Errorf("Lease %s changed %d times under this claim's writes", l.name, maxMoves))
+	return l.lose(fmt.Errorf("the Lease %s changed %d times under this claim's writes", l.name, maxMoves))
 }
 
 // Reserve raises the reservation with one Update conditioned on the
@@ -359,7 +359,7 @@ func (l *lease) keep() {
 		case <-timer.C:
 		}
 		if l.Left() <= 0 {
-			l.lose(fmt.Errorf("Lease %s: %w", l.name, errExpired))
+			l.lose(fmt.Errorf("the Lease %s: %w", l.name, errExpired))
 			return
 		}
 		// A Reserve renews too: wait for the renewal interval since it.
@@ -382,7 +382,7 @@ func (l *lease) keep() {
 		}
 		left := l.Left()
 		if left <= 0 {
-			l.lose(fmt.Errorf("Lease %s: %w", l.name, errExpired))
+			l.lose(fmt.Errorf("the Lease %s: %w", l.name, errExpired))
 			return
 		}
 		timer.Reset(min(next, left))
