@@ -20,7 +20,7 @@
 //
 // Static is the Source of a single node with a fixed worker ID and its
 // reservation in a Store; FileStore is the Store of a local state file,
-// crash-safe and locked, in floed's format. The packages workerid/etcd and workerid/redis claim IDs in a
+// crash-safe and locked, in floed's format. The packages workerid/etcd, workerid/redis and workerid/kube claim IDs in a
 // cluster. workerid/workeridtest is the conformance suite every Source
 // passes.
 package workerid

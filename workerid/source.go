@@ -16,7 +16,7 @@ type Source interface {
 // worker ID to another holder, may also have a method
 // Left() time.Duration: the time to that deadline on the Source's clock,
 // zero or less once it passed. The sequencer issues nothing past it, even
-// while a Reserve is in flight. The etcd and Redis leases have it.
+// while a Reserve is in flight. The etcd, Redis and Kubernetes leases have it.
 type Lease interface {
 	// ID is the worker ID held.
 	ID() int
