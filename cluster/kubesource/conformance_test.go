@@ -10,7 +10,6 @@ import (
 	"time"
 
 	coordv1 "k8s.io/api/coordination/v1"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/floeid/floe/cluster/kubetest"
 	"github.com/floeid/floe/workerid"
@@ -27,7 +26,7 @@ type namespaces struct {
 
 type nsOf struct {
 	name string
-	cli  coordinationv1.CoordinationV1Interface
+	cli  kube.LeasesGetter
 }
 
 func (n *namespaces) set(t *testing.T, ns nsOf) {

@@ -11,7 +11,6 @@ import (
 	coordv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/floeid/floe/cluster/kubetest"
 	"github.com/floeid/floe/workerid"
@@ -23,16 +22,16 @@ import (
 // (obj nil but for an Update); an error it returns fails the request as
 // if the process had stopped there (a 400, which nothing retries).
 type hooked struct {
-	coordinationv1.LeasesGetter
+	kube.LeasesGetter
 	hook func(verb string, obj *coordv1.Lease, opts metav1.ListOptions) error
 }
 
-func (h *hooked) Leases(ns string) coordinationv1.LeaseInterface {
+func (h *hooked) Leases(ns string) kube.Leases {
 	return &hookedLeases{h.LeasesGetter.Leases(ns), h}
 }
 
 type hookedLeases struct {
-	coordinationv1.LeaseInterface
+	kube.Leases
 	h *hooked
 }
 
@@ -40,21 +39,21 @@ func (l *hookedLeases) Update(ctx context.Context, obj *coordv1.Lease, opts meta
 	if err := l.h.hook("update", obj, metav1.ListOptions{}); err != nil {
 		return nil, err
 	}
-	return l.LeaseInterface.Update(ctx, obj, opts)
+	return l.Leases.Update(ctx, obj, opts)
 }
 
 func (l *hookedLeases) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
 	if err := l.h.hook("delete", nil, metav1.ListOptions{}); err != nil {
 		return err
 	}
-	return l.LeaseInterface.Delete(ctx, name, opts)
+	return l.Leases.Delete(ctx, name, opts)
 }
 
 func (l *hookedLeases) List(ctx context.Context, opts metav1.ListOptions) (*coordv1.LeaseList, error) {
 	if err := l.h.hook("list", nil, opts); err != nil {
 		return nil, err
 	}
-	return l.LeaseInterface.List(ctx, opts)
+	return l.Leases.List(ctx, opts)
 }
 
 var errCrash = apierrors.NewBadRequest("test: the process stopped here")
@@ -65,7 +64,7 @@ func isRecord(obj *coordv1.Lease) bool { return obj.Labels["floe.dev/kind"] == "
 // generation sets up a sequence whose worker IDs could have issued up to
 // 3000: one held at R 1000, one held at R 3000, one released cleanly at
 // 800 below its R of 5000.
-func generation(t *testing.T, cli coordinationv1.LeasesGetter, ns string) (workerid.Sequence, []workerid.Lease) {
+func generation(t *testing.T, cli kube.LeasesGetter, ns string) (workerid.Sequence, []workerid.Lease) {
 	t.Helper()
 	cat := newCatalog(t, cli, ns, "prod")
 	seq, err := cat.Create(ctxFor(t), "orders", "spec-a")
@@ -212,7 +211,7 @@ func TestCatalog_ClaimRacingDestroy(t *testing.T) {
 					_, claimErr = src.Claim(ctxFor(t))
 				}
 			}
-			var race coordinationv1.LeasesGetter = &afterList{cli, claim}
+			var race kube.LeasesGetter = &afterList{cli, claim}
 			if when == "before the list" {
 				race = &hooked{cli, func(verb string, _ *coordv1.Lease, opts metav1.ListOptions) error {
 					if verb == "list" && opts.LabelSelector == "" {
@@ -306,21 +305,21 @@ func TestCatalog_ClaimRacingDestroy(t *testing.T) {
 // afterList runs fn after each List without a label selector (a
 // destroy's list of the worker Leases) is served.
 type afterList struct {
-	coordinationv1.LeasesGetter
+	kube.LeasesGetter
 	fn func()
 }
 
-func (a *afterList) Leases(ns string) coordinationv1.LeaseInterface {
+func (a *afterList) Leases(ns string) kube.Leases {
 	return &afterListLeases{a.LeasesGetter.Leases(ns), a.fn}
 }
 
 type afterListLeases struct {
-	coordinationv1.LeaseInterface
+	kube.Leases
 	fn func()
 }
 
 func (l *afterListLeases) List(ctx context.Context, opts metav1.ListOptions) (*coordv1.LeaseList, error) {
-	list, err := l.LeaseInterface.List(ctx, opts)
+	list, err := l.Leases.List(ctx, opts)
 	if err == nil && opts.LabelSelector == "" {
 		l.fn()
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/floeid/floe/cluster/kubetest"
@@ -68,8 +69,13 @@ func TestLease_Renews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The other claimer uses client-go's clientset, through Getter.
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg.Owner = "b"
-	other := newSource(t, client(t, rc), cfg)
+	other := newSource(t, kube.Getter(cs.CoordinationV1()), cfg)
 	for range 12 {
 		time.Sleep(500 * time.Millisecond)
 		if _, err := other.Claim(ctxFor(t)); err == nil {

@@ -8,7 +8,6 @@ import (
 	coordv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/floeid/floe/workerid/kube"
@@ -25,7 +24,7 @@ func ctxFor(tb testing.TB) context.Context {
 
 // client returns floe's coordination client over cfg, as a process on
 // another host would have.
-func client(tb testing.TB, cfg *rest.Config) coordinationv1.CoordinationV1Interface {
+func client(tb testing.TB, cfg *rest.Config) kube.LeasesGetter {
 	tb.Helper()
 	cli, err := kube.NewClient(cfg)
 	if err != nil {
@@ -34,7 +33,7 @@ func client(tb testing.TB, cfg *rest.Config) coordinationv1.CoordinationV1Interf
 	return cli
 }
 
-func newSource(tb testing.TB, cli coordinationv1.LeasesGetter, cfg kube.Config) *kube.Source {
+func newSource(tb testing.TB, cli kube.LeasesGetter, cfg kube.Config) *kube.Source {
 	tb.Helper()
 	s, err := kube.NewSource(cli, cfg)
 	if err != nil {
@@ -43,7 +42,7 @@ func newSource(tb testing.TB, cli coordinationv1.LeasesGetter, cfg kube.Config) 
 	return s
 }
 
-func newCatalog(tb testing.TB, cli coordinationv1.LeasesGetter, ns, cluster string) *kube.Catalog {
+func newCatalog(tb testing.TB, cli kube.LeasesGetter, ns, cluster string) *kube.Catalog {
 	tb.Helper()
 	c, err := kube.NewCatalog(cli, ns, cluster)
 	if err != nil {
@@ -54,7 +53,7 @@ func newCatalog(tb testing.TB, cli coordinationv1.LeasesGetter, ns, cluster stri
 
 // edit changes the Lease ns/name as an operator's kubectl edit would,
 // again on a conflict with a renewal, and returns it as written.
-func edit(tb testing.TB, cli coordinationv1.LeasesGetter, ns, name string, change func(*coordv1.Lease)) *coordv1.Lease {
+func edit(tb testing.TB, cli kube.LeasesGetter, ns, name string, change func(*coordv1.Lease)) *coordv1.Lease {
 	tb.Helper()
 	for {
 		l, err := cli.Leases(ns).Get(ctxFor(tb), name, metav1.GetOptions{})
@@ -74,7 +73,7 @@ func edit(tb testing.TB, cli coordinationv1.LeasesGetter, ns, name string, chang
 }
 
 // leaseNames returns the names of the Leases in ns.
-func leaseNames(tb testing.TB, cli coordinationv1.LeasesGetter, ns string) map[string]*coordv1.Lease {
+func leaseNames(tb testing.TB, cli kube.LeasesGetter, ns string) map[string]*coordv1.Lease {
 	tb.Helper()
 	list, err := cli.Leases(ns).List(ctxFor(tb), metav1.ListOptions{})
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/floeid/floe/workerid"
 )
@@ -30,17 +29,17 @@ const catalogAttempt = 5 * time.Second
 // generation G are named floe-<cluster>-<key>-g<G>-<id>. It is safe for
 // concurrent use.
 type Catalog struct {
-	cli       coordinationv1.LeasesGetter   // immutable
-	leases    coordinationv1.LeaseInterface // immutable: the namespace's Leases
-	namespace string                        // immutable
-	cluster   string                        // immutable
+	cli       LeasesGetter // immutable
+	leases    Leases       // immutable: the namespace's Leases
+	namespace string       // immutable
+	cluster   string       // immutable
 }
 
 var _ workerid.Catalog = (*Catalog)(nil)
 
 // NewCatalog returns the Catalog of cluster (a DNS label of 1 to 40
 // bytes) in namespace, using cli.
-func NewCatalog(cli coordinationv1.LeasesGetter, namespace, cluster string) (*Catalog, error) {
+func NewCatalog(cli LeasesGetter, namespace, cluster string) (*Catalog, error) {
 	if cli == nil {
 		return nil, ErrNoClient
 	}

@@ -7,10 +7,7 @@ import (
 	"os"
 	"strings"
 
-	authzv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	authorizationv1 "k8s.io/client-go/kubernetes/typed/authorization/v1"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -56,29 +53,6 @@ func RESTConfig(kubeconfig string) (cfg *rest.Config, namespace string, err erro
 	return cfg, namespace, nil
 }
 
-// Client rates: client-go's default of 5 requests a second with bursts of
-// 10 would throttle the renewals of many sequences.
-const (
-	clientQPS   = 50
-	clientBurst = 100
-)
-
-// NewClient returns the coordination client floe uses over cfg: user
-// agent "floe", 50 requests a second, bursts of 100. cfg is not changed.
-func NewClient(cfg *rest.Config) (coordinationv1.CoordinationV1Interface, error) {
-	if cfg == nil {
-		return nil, ErrNoClient
-	}
-	c := rest.CopyConfig(cfg)
-	c.UserAgent = "floe"
-	c.QPS, c.Burst = clientQPS, clientBurst
-	cli, err := coordinationv1.NewForConfig(c)
-	if err != nil {
-		return nil, fmt.Errorf("floe: kubernetes client for %s: %w", cfg.Host, err)
-	}
-	return cli, nil
-}
-
 // verbs are what floe does with leases: a Role must grant them all.
 var verbs = []string{"get", "list", "watch", "create", "update", "delete"}
 
@@ -99,26 +73,16 @@ func Check(ctx context.Context, cfg *rest.Config, namespace string) error {
 	if _, err := cli.Leases(namespace).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		return fmt.Errorf("floe: checking access to leases: %w", explain(err, "list", namespace, ""))
 	}
-	c := rest.CopyConfig(cfg)
-	c.UserAgent = "floe"
-	authz, err := authorizationv1.NewForConfig(c)
-	if err != nil {
-		return fmt.Errorf("floe: kubernetes client for %s: %w", cfg.Host, err)
-	}
 	var missing []string
 	for _, verb := range verbs {
-		review, err := authz.SelfSubjectAccessReviews().Create(ctx, &authzv1.SelfSubjectAccessReview{
-			Spec: authzv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authzv1.ResourceAttributes{
-				Namespace: namespace, Verb: verb, Group: "coordination.k8s.io", Resource: "leases",
-			}},
-		}, metav1.CreateOptions{})
+		allowed, err := cli.review(ctx, namespace, verb)
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("floe: checking access to leases in namespace %s: %w", namespace, errors.Join(err, ctx.Err()))
 			}
 			return nil // no reviews here: the list alone answered
 		}
-		if !review.Status.Allowed {
+		if !allowed {
 			missing = append(missing, verb)
 		}
 	}

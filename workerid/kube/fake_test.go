@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 )
 
 // fakeAPI is an in-memory API server for Leases, with resourceVersion
@@ -35,7 +34,7 @@ var leasesResource = schema.GroupResource{Group: "coordination.k8s.io", Resource
 
 func newFakeAPI() *fakeAPI { return &fakeAPI{objs: make(map[string]*coordv1.Lease)} }
 
-func (f *fakeAPI) Leases(ns string) coordinationv1.LeaseInterface { return &fakeLeases{f: f, ns: ns} }
+func (f *fakeAPI) Leases(ns string) Leases { return &fakeLeases{f: f, ns: ns} }
 
 // setHooks sets before and after (nil: none).
 func (f *fakeAPI) setHooks(before, after func(verb, ns, name string) error) {
@@ -70,9 +69,8 @@ func (f *fakeAPI) get(ns, name string) *coordv1.Lease {
 }
 
 type fakeLeases struct {
-	coordinationv1.LeaseInterface // unused methods: nil, they panic
-	f                             *fakeAPI
-	ns                            string
+	f  *fakeAPI
+	ns string
 }
 
 // do runs one request under the lock: the before hook, op, the after hook.

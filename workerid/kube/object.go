@@ -374,3 +374,7 @@ func setRecord(l *coordv1.Lease, r record) {
 func (r record) sequence() workerid.Sequence {
 	return workerid.Sequence{Name: r.name, Spec: r.spec, Gen: r.gen, Retired: r.retired, Tokens: r.tokens}
 }
+
+// ValidCluster reports whether name may name a Catalog's cluster: a DNS
+// label of 1 to 40 bytes, which the names of its Lease objects begin with.
+func ValidCluster(name string) bool { return checkCluster(name) == nil }

@@ -18,7 +18,6 @@ import (
 	coordv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/workerid"
@@ -64,15 +63,15 @@ type Config struct {
 // Source claims worker IDs as Lease objects of one namespace. It is safe
 // for concurrent use; each Claim is another lease.
 type Source struct {
-	cli      coordinationv1.LeaseInterface // immutable: the namespace's Leases
-	cfg      Config                        // immutable, defaults applied
-	ttl      time.Duration                 // immutable: whole seconds
-	renew    time.Duration                 // immutable: interval of renewals
-	retry    time.Duration                 // immutable: interval of renewals after a failed one
-	attempt  time.Duration                 // immutable: bound of one attempt of a request
-	labels   map[string]string             // immutable: labels of this Source's worker Leases
-	selector string                        // immutable: selects this Source's worker Leases
-	guard    *guard                        // immutable: nil unless made by a Catalog
+	cli      Leases            // immutable: the namespace's Leases
+	cfg      Config            // immutable, defaults applied
+	ttl      time.Duration     // immutable: whole seconds
+	renew    time.Duration     // immutable: interval of renewals
+	retry    time.Duration     // immutable: interval of renewals after a failed one
+	attempt  time.Duration     // immutable: bound of one attempt of a request
+	labels   map[string]string // immutable: labels of this Source's worker Leases
+	selector string            // immutable: selects this Source's worker Leases
+	guard    *guard            // immutable: nil unless made by a Catalog
 
 	mu    sync.Mutex
 	seen  map[string]observation // guarded by mu: what claims saw of others' Leases
@@ -89,11 +88,11 @@ type guard struct {
 
 // NewSource returns a Source over the Leases cfg describes, using cli
 // (a client of NewClient, or CoordinationV1() of a clientset).
-func NewSource(cli coordinationv1.LeasesGetter, cfg Config) (*Source, error) {
+func NewSource(cli LeasesGetter, cfg Config) (*Source, error) {
 	return newSource(cli, cfg, nil)
 }
 
-func newSource(cli coordinationv1.LeasesGetter, cfg Config, labels map[string]string) (*Source, error) {
+func newSource(cli LeasesGetter, cfg Config, labels map[string]string) (*Source, error) {
 	if cli == nil {
 		return nil, ErrNoClient
 	}

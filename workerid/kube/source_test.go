@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
-
 	"github.com/floeid/floe/floetest"
 )
 
@@ -40,7 +38,7 @@ func TestNewSource_Config(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := ok
 			tt.change(&cfg)
-			var cli coordinationv1.LeasesGetter
+			var cli LeasesGetter
 			if tt.cli != nil {
 				cli = tt.cli
 			}
