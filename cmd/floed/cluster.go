@@ -21,6 +21,7 @@ import (
 	"github.com/floeid/floe/internal/server"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
+	"github.com/floeid/floe/workerid/kube"
 	"github.com/floeid/floe/workerid/redis"
 )
 
@@ -35,7 +36,7 @@ const unsafeRepeat = 5 * time.Minute
 // coordinator is floed's link to a cluster: the catalog of named sequences
 // and a Source per sequence.
 type coordinator struct {
-	backend string // "etcd" or "redis"
+	backend string // "etcd", "redis" or "kubernetes"
 	catalog workerid.Catalog
 	sources func(workerid.Sequence) (workerid.Source, error)
 	unsafe  []string // the Redis server's failed safety conditions at the start, with --redis-unsafe
@@ -69,7 +70,23 @@ func (co *coordinator) unsafeNow() []string {
 }
 
 // clustered reports whether the configuration names a coordinator.
-func (c *Config) clustered() bool { return len(c.Etcd) > 0 || c.Redis != "" }
+func (c *Config) clustered() bool { return len(c.Etcd) > 0 || c.Redis != "" || c.Kube }
+
+// coordinators returns the flags of the coordinators the configuration
+// names.
+func (c *Config) coordinators() []string {
+	var names []string
+	if len(c.Etcd) > 0 {
+		names = append(names, "--etcd")
+	}
+	if c.Redis != "" {
+		names = append(names, "--redis")
+	}
+	if c.Kube {
+		names = append(names, "--kube")
+	}
+	return names
+}
 
 // validCluster checks the cluster flags.
 func (c *Config) validCluster() error {
@@ -79,16 +96,18 @@ func (c *Config) validCluster() error {
 			return errors.New("--redis-unsafe without --redis")
 		}
 		return nil
-	case len(c.Etcd) > 0 && c.Redis != "":
-		return errors.New("--etcd and --redis: choose one coordinator")
+	case len(c.coordinators()) > 1:
+		return fmt.Errorf("%s: choose one coordinator", strings.Join(c.coordinators(), " and "))
 	case c.Worker != 0 || c.Datacenter != 0:
-		return errors.New("--worker and --datacenter are for a single node: in a cluster (--etcd or --redis) the worker ID is claimed")
+		return errors.New("--worker and --datacenter are for a single node: in a cluster (--etcd, --redis or --kube) the worker ID is claimed")
 	case !c.TimeOfDeath.IsZero():
 		return errors.New("--time-of-death is for a single node: in a cluster the reservations live in the coordinator")
 	case c.RequireState:
 		return errors.New("--require-state is for a single node: in a cluster the reservations live in the coordinator")
 	case c.RedisUnsafe && c.Redis == "":
 		return errors.New("--redis-unsafe without --redis")
+	case c.Kube && !kube.ValidCluster(c.Cluster):
+		return fmt.Errorf("--cluster %q with --kube: the cluster's name is part of its Lease objects' names, so it must be 1 to 40 bytes of [a-z0-9-], beginning and ending with a letter or digit", c.Cluster)
 	}
 	return nil
 }
@@ -97,8 +116,11 @@ func (c *Config) validCluster() error {
 func (c *Config) connect(ctx context.Context, log *slog.Logger, clock floe.Clock) (*coordinator, error) {
 	ctx, cancel := context.WithTimeout(ctx, clusterSetupTimeout)
 	defer cancel()
-	if len(c.Etcd) > 0 {
+	switch {
+	case len(c.Etcd) > 0:
 		return c.connectEtcd(ctx, log, clock)
+	case c.Kube:
+		return c.connectKube(ctx, log, clock)
 	}
 	return c.connectRedis(ctx, log, clock)
 }
@@ -205,6 +227,44 @@ func (c *Config) connectRedis(ctx context.Context, log *slog.Logger, clock floe.
 		co.srcs[seq.Name] = src
 		co.mu.Unlock()
 		return src, nil
+	}
+	return co, nil
+}
+
+// connectKube reaches the Kubernetes API with the pod's service account or
+// --kubeconfig, checks that the identity may use Leases in the namespace,
+// and opens the catalog of the cluster's sequences there.
+func (c *Config) connectKube(ctx context.Context, log *slog.Logger, clock floe.Clock) (*coordinator, error) {
+	rc, ns, err := kube.RESTConfig(c.Kubeconfig)
+	if err != nil {
+		if c.Kubeconfig == "" {
+			return nil, fmt.Errorf("--kube: %w", err)
+		}
+		return nil, fmt.Errorf("--kubeconfig: %w", err)
+	}
+	if c.KubeNamespace != "" {
+		ns = c.KubeNamespace
+	}
+	log.Info("connecting to the coordinator", "coordinator", "kubernetes", "server", rc.Host, "namespace", ns, "kubeconfig", c.Kubeconfig)
+	if err := kube.Check(ctx, rc, ns); err != nil {
+		return nil, fmt.Errorf("kubernetes %s: %w", rc.Host, err)
+	}
+	cli, err := kube.NewClient(rc)
+	if err != nil {
+		return nil, err
+	}
+	catalog, err := kube.NewCatalog(cli, ns, c.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	co := &coordinator{backend: "kubernetes", catalog: catalog, close: func() error { return nil }}
+	co.sources = func(seq workerid.Sequence) (workerid.Source, error) {
+		ids, err := workerIDs(seq)
+		if err != nil {
+			return nil, err
+		}
+		return catalog.Source(seq, kube.Config{IDs: ids, TTL: c.LeaseTTL, Owner: c.Owner, Clock: clock,
+			Logger: log.With("seq", seq.Name, "coordinator", "kubernetes")})
 	}
 	return co, nil
 }

@@ -53,9 +53,14 @@ type Config struct {
 	ClockOffset time.Duration // for tests: shifts the clock
 	Version     bool
 
-	// A cluster: worker IDs claimed from etcd or Redis.
+	// A cluster: worker IDs claimed from etcd, Redis or the Kubernetes API.
 	Etcd        []string // etcd endpoints
 	Redis       string   // Redis address
+	Kube        bool     // the Kubernetes API
+	// Kubeconfig reaches the Kubernetes API from outside a pod; empty:
+	// the pod's service account.
+	Kubeconfig    string
+	KubeNamespace string // the Lease objects' namespace; empty: the pod's or the kubeconfig's
 	Cluster     string   // the cluster's name: its key prefix
 	LeaseTTL    time.Duration
 	FirstClaim  time.Duration // how long the start claims each sequence's first worker ID again
@@ -135,6 +140,9 @@ var envVars = []struct{ flag, name string }{
 	{"clock-offset", "FLOE_CLOCK_OFFSET"},
 	{"etcd", "FLOE_ETCD"},
 	{"redis", "FLOE_REDIS"},
+	{"kube", "FLOE_KUBE"},
+	{"kubeconfig", "FLOE_KUBECONFIG"},
+	{"kube-namespace", "FLOE_KUBE_NAMESPACE"},
 	{"cluster", "FLOE_CLUSTER"},
 	{"lease-ttl", "FLOE_LEASE_TTL"},
 	{"first-claim-timeout", "FLOE_FIRST_CLAIM_TIMEOUT"},
@@ -281,7 +289,7 @@ func (c *Config) serverConfig() (server.Config, error) {
 	return scfg, nil
 }
 
-// clusterFlags are the flags that only a cluster node (--etcd or --redis)
+// clusterFlags are the flags that only a cluster node (--etcd, --redis or --kube)
 // reads; the coordinators' TLS and authentication flags are checked by
 // loadCoordSecurity, --redis-unsafe by validCluster.
 var clusterFlags = []string{"cluster", "lease-ttl", "first-claim-timeout", "owner"}
@@ -304,8 +312,8 @@ func (c *Config) validSingle(fs *flag.FlagSet, fromEnv map[string]string, args [
 		if v, ok := fromEnv[name]; ok && !onCommandLine(args, name) {
 			what = "$" + v + " (--" + name + ")"
 		}
-		return fmt.Errorf("%s without --etcd or --redis: it is for a cluster node, which claims its worker ID from etcd or Redis; "+
-			"give --etcd or --redis (or $FLOE_ETCD, $FLOE_REDIS) too, or drop it to run a single node", what)
+		return fmt.Errorf("%s without --etcd, --redis or --kube: it is for a cluster node, which claims its worker ID from etcd, Redis or the Kubernetes API; "+
+			"give --etcd, --redis or --kube (or $FLOE_ETCD, $FLOE_REDIS, $FLOE_KUBE) too, or drop it to run a single node", what)
 	}
 	return nil
 }
@@ -449,11 +457,14 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 		return nil
 	})
 	fs.Var(addrFlag{&c.Redis, false}, "redis", "claim worker IDs from this Redis server, `host:port` (it must run AOF with appendfsync always, without replicas)")
+	fs.Var(boolFlag{&c.Kube}, "kube", "claim worker IDs from the Kubernetes API, as Lease objects: in a pod with its service account, outside with --kubeconfig (deploy/kubernetes/floed-kube.yaml has the Role it needs)")
+	fs.Var(textFlag{&c.Kubeconfig, "a file name", nil}, "kubeconfig", "with --kube, reach the Kubernetes API with this kubeconfig `file` (its current context) instead of the pod's service account")
+	fs.Var(textFlag{&c.KubeNamespace, "a namespace name", nil}, "kube-namespace", "with --kube, the `namespace` of the Lease objects (default: the pod's, or the kubeconfig context's)")
 	c.Cluster = "default"
-	fs.Var(textFlag{&c.Cluster, `1 to 64 bytes of [A-Za-z0-9_.-], not "." or ".."`, workerid.ValidName}, "cluster", "the cluster's `name`: nodes with the same coordinator and name share worker IDs and sequences")
+	fs.Var(textFlag{&c.Cluster, `1 to 64 bytes of [A-Za-z0-9_.-], not "." or ".."`, workerid.ValidName}, "cluster", "the cluster's `name`: nodes with the same coordinator and name share worker IDs and sequences (with --kube: 1 to 40 bytes of [a-z0-9-], a DNS label)")
 	dur(&c.LeaseTTL, "lease-ttl", 10*time.Second, minLeaseTTL, "time to live of a claimed worker ID, a `duration` of at least "+minLeaseTTL.String()+": how soon a dead node's ID is claimed again")
 	dur(&c.FirstClaim, "first-claim-timeout", 30*time.Second, positive, "the longest `duration` a start claims a sequence's first worker ID again while the claim fails "+
-		"(etcd or Redis out of reach, a member rejoining, a timeout); floed then exits with the coordinator's error. Claims after the start are retried without end")
+		"(the coordinator out of reach, an etcd member rejoining, a timeout); floed then exits with the coordinator's error. Claims after the start are retried without end")
 	host, _ := os.Hostname()
 	fs.StringVar(&c.Owner, "owner", host, "this node's name in the coordinator; a restarted node prefers the worker ID its name held last")
 	fs.Var(boolFlag{&c.RedisUnsafe}, "redis-unsafe", "run on a Redis server that fails the safety check (no AOF, appendfsync not always, replicas), accepting duplicate IDs after its crash or failover")
@@ -603,7 +614,7 @@ func (c *Config) sequences() ([]server.SequenceConfig, error) {
 			}
 		}
 		if !found && !c.clustered() {
-			return nil, fmt.Errorf("--token: unknown sequence %q (not in --seq; only a cluster node, --etcd or --redis, may name one its catalog defines)", name)
+			return nil, fmt.Errorf("--token: unknown sequence %q (not in --seq; only a cluster node, --etcd, --redis or --kube, may name one its catalog defines)", name)
 		}
 	}
 	return seqs, nil

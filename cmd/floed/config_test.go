@@ -81,17 +81,31 @@ func TestConfig_ParseFlagsCluster(t *testing.T) {
 		{name: "unsafe without redis", args: []string{"--redis-unsafe"}, wantErr: "without --redis"},
 		{name: "unsafe with etcd", args: []string{"--etcd", "e:2379", "--redis-unsafe"}, wantErr: "without --redis"},
 		{name: "empty endpoint", args: []string{"--etcd", "e:2379,"}, wantErr: "empty endpoint"},
-		{name: "cluster without a coordinator", args: []string{"--cluster", "ids"}, wantErr: "--cluster without --etcd or --redis"},
-		{name: "cluster variable without a coordinator", env: map[string]string{"FLOE_CLUSTER": "ids"}, wantErr: "$FLOE_CLUSTER (--cluster) without --etcd or --redis"},
+		{name: "cluster without a coordinator", args: []string{"--cluster", "ids"}, wantErr: "--cluster without --etcd, --redis or --kube"},
+		{name: "cluster variable without a coordinator", env: map[string]string{"FLOE_CLUSTER": "ids"}, wantErr: "$FLOE_CLUSTER (--cluster) without --etcd, --redis or --kube"},
 		{name: "cluster flag over its variable", args: []string{"--cluster=ids"}, env: map[string]string{"FLOE_CLUSTER": "x"}, wantErr: "--cluster without --etcd"},
-		{name: "lease ttl without a coordinator", args: []string{"--lease-ttl", "5s"}, wantErr: "--lease-ttl without --etcd or --redis"},
-		{name: "first claim timeout without a coordinator", args: []string{"--first-claim-timeout", "1m"}, wantErr: "--first-claim-timeout without --etcd or --redis"},
-		{name: "owner without a coordinator", env: map[string]string{"FLOE_OWNER": "host-a"}, wantErr: "$FLOE_OWNER (--owner) without --etcd or --redis"},
+		{name: "lease ttl without a coordinator", args: []string{"--lease-ttl", "5s"}, wantErr: "--lease-ttl without --etcd, --redis or --kube"},
+		{name: "first claim timeout without a coordinator", args: []string{"--first-claim-timeout", "1m"}, wantErr: "--first-claim-timeout without --etcd, --redis or --kube"},
+		{name: "owner without a coordinator", env: map[string]string{"FLOE_OWNER": "host-a"}, wantErr: "$FLOE_OWNER (--owner) without --etcd, --redis or --kube"},
 		{name: "the CLI's redis password without redis", env: map[string]string{"FLOE_REDIS_PASSWORD": "pw"}, check: func(c *Config) bool {
 			return c.RedisPassword == "" && !c.clustered() && slices.Equal(c.ignoredEnv, []string{"FLOE_REDIS_PASSWORD"})
 		}},
 		{name: "the redis password flag without redis", args: []string{"--redis-password", "pw"}, env: map[string]string{"FLOE_REDIS_PASSWORD": "pw"}, wantErr: "--redis-password without --redis"},
 		{name: "the CLI's redis password with etcd", args: []string{"--etcd", "e:2379"}, env: map[string]string{"FLOE_REDIS_PASSWORD": "pw"}, check: func(c *Config) bool { return c.RedisPassword == "" }},
+		{name: "kube and etcd", args: []string{"--kube", "--etcd", "e:2379"}, wantErr: "--etcd and --kube: choose one coordinator"},
+		{name: "kube from the environment and redis", args: []string{"--redis", "r:6379"}, env: map[string]string{"FLOE_KUBE": "true"}, wantErr: "--redis and --kube: choose one coordinator"},
+		{name: "kube variable not a boolean", env: map[string]string{"FLOE_KUBE": "yes please"}, wantErr: "FLOE_KUBE"},
+		{name: "kubeconfig without kube", args: []string{"--kubeconfig", "/etc/kube.conf"}, wantErr: "--kubeconfig without --kube"},
+		{name: "kube namespace variable without kube", env: map[string]string{"FLOE_KUBE_NAMESPACE": "ids"}, wantErr: "--kube-namespace without --kube"},
+		{name: "kube cluster name with capitals", args: []string{"--kube", "--cluster", "Prod"}, wantErr: `--cluster "Prod" with --kube: the cluster's name is part of its Lease objects' names, so it must be 1 to 40 bytes of [a-z0-9-]`},
+		{name: "kube cluster name with an underscore", args: []string{"--kube", "--cluster", "prod_1"}, wantErr: `--cluster "prod_1" with --kube`},
+		{name: "kube worker", args: []string{"--kube", "-w", "3"}, wantErr: "in a cluster (--etcd, --redis or --kube) the worker ID is claimed"},
+		{name: "kube with its flags", args: []string{"--kube", "--kubeconfig", "/etc/kube.conf", "--kube-namespace", "ids", "--cluster", "prod-1"}, check: func(c *Config) bool {
+			return c.Kube && c.clustered() && c.Kubeconfig == "/etc/kube.conf" && c.KubeNamespace == "ids" && c.Cluster == "prod-1"
+		}},
+		{name: "kube from the environment", env: map[string]string{"FLOE_KUBE": "true", "FLOE_KUBECONFIG": "/etc/kube.conf", "FLOE_KUBE_NAMESPACE": "ids"}, check: func(c *Config) bool {
+			return c.Kube && c.Kubeconfig == "/etc/kube.conf" && c.KubeNamespace == "ids"
+		}},
 		{name: "cluster with redis from the environment", args: []string{"--cluster", "ids"}, env: map[string]string{"FLOE_REDIS": "r:6379"}, check: func(c *Config) bool { return c.Cluster == "ids" && c.Redis == "r:6379" }},
 	}
 	for _, tt := range tests {
@@ -159,6 +173,7 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		return vars(append([]string{"FLOE_REDIS", "127.0.0.1:6379"}, kv...)...)
 	}
 	etcd, redis := etcdWith(), redisWith()
+	kube := vars("FLOE_KUBE", "true")
 	tests := []struct {
 		name    string
 		env     string
@@ -323,6 +338,13 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		{name: "redis password", env: "FLOE_REDIS_PASSWORD", value: "pw", with: redis, field: "RedisPassword", want: "pw"},
 		{name: "redis password file", env: "FLOE_REDIS_PASSWORD_FILE", value: pwFile, with: redis, field: "RedisPassword", want: "pw"},
 		{name: "redis password file empty", env: "FLOE_REDIS_PASSWORD_FILE", value: "", with: redis, wantErr: "want a file name"},
+		{name: "kube", env: "FLOE_KUBE", value: "true", field: "Kube", want: true},
+		{name: "kube false", env: "FLOE_KUBE", value: "false", field: "Kube", want: false},
+		{name: "kube maybe", env: "FLOE_KUBE", value: "maybe", wantErr: "want true or false"},
+		{name: "kubeconfig", env: "FLOE_KUBECONFIG", value: "/etc/kube.conf", with: kube, field: "Kubeconfig", want: "/etc/kube.conf"},
+		{name: "kubeconfig empty", env: "FLOE_KUBECONFIG", value: "", with: kube, wantErr: "want a file name"},
+		{name: "kube namespace", env: "FLOE_KUBE_NAMESPACE", value: "ids", with: kube, field: "KubeNamespace", want: "ids"},
+		{name: "kube namespace empty", env: "FLOE_KUBE_NAMESPACE", value: "", with: kube, wantErr: "want a namespace name"},
 	}
 	flags := make(map[string]string) // variable -> flag
 	for _, v := range envVars {
@@ -620,7 +642,7 @@ func TestConfig_Tokens(t *testing.T) {
 		{name: "single node, a served sequence", args: []string{"--seq", "a=id80", "--token", "a=x"},
 			wantSeqs: map[string][]string{"default": nil, "a": {"x"}}},
 		{name: "single node, no such sequence", args: []string{"--token", "orders=x"},
-			wantErr: `--token: unknown sequence "orders" (not in --seq; only a cluster node, --etcd or --redis, may name one its catalog defines)`},
+			wantErr: `--token: unknown sequence "orders" (not in --seq; only a cluster node, --etcd, --redis or --kube, may name one its catalog defines)`},
 		{name: "cluster, a catalog's sequence", args: []string{"--redis", "r:6379", "--seq", "a=id80", "--token", "a=x", "--token", "orders=y", "--token", "orders=z", "--token", "default=w"},
 			wantSeqs:    map[string][]string{"default": {"w"}, "a": {"x"}},
 			wantCatalog: map[string][]string{"orders": {"y", "z"}}},

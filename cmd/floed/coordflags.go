@@ -37,6 +37,10 @@ func (c *Config) loadCoordSecurity() error {
 	if err := unused(redisFlags, c.Redis != "", "--redis"); err != nil {
 		return err
 	}
+	kubeFlags := []secFlag{{"--kubeconfig", c.Kubeconfig != ""}, {"--kube-namespace", c.KubeNamespace != ""}}
+	if err := unused(kubeFlags, c.Kube, "--kube"); err != nil {
+		return err
+	}
 
 	var err error
 	if c.EtcdPassword, err = password("--etcd-password", c.EtcdPassword, "--etcd-password-file", c.EtcdPasswordFile); err != nil {

@@ -36,8 +36,8 @@ func TestE2E_UnknownVariable(t *testing.T) {
 		want string
 	}{
 		{"misspelled worker", []string{"FLOE_WROKER=3"}, nil, "floed: unknown variable FLOE_WROKER; did you mean FLOE_WORKER?"},
-		{"cluster without a coordinator", nil, []string{"--cluster", "ids"}, "floed: --cluster without --etcd or --redis"},
-		{"cluster variable without a coordinator", []string{"FLOE_CLUSTER=ids"}, nil, "floed: $FLOE_CLUSTER (--cluster) without --etcd or --redis"},
+		{"cluster without a coordinator", nil, []string{"--cluster", "ids"}, "floed: --cluster without --etcd, --redis or --kube"},
+		{"cluster variable without a coordinator", []string{"FLOE_CLUSTER=ids"}, nil, "floed: $FLOE_CLUSTER (--cluster) without --etcd, --redis or --kube"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
