@@ -54,19 +54,19 @@ type Config struct {
 	Version     bool
 
 	// A cluster: worker IDs claimed from etcd, Redis or the Kubernetes API.
-	Etcd        []string // etcd endpoints
-	Redis       string   // Redis address
-	Kube        bool     // the Kubernetes API
+	Etcd  []string // etcd endpoints
+	Redis string   // Redis address
+	Kube  bool     // the Kubernetes API
 	// Kubeconfig reaches the Kubernetes API from outside a pod; empty:
 	// the pod's service account.
 	Kubeconfig    string
 	KubeNamespace string // the Lease objects' namespace; empty: the pod's or the kubeconfig's
-	Cluster     string   // the cluster's name: its key prefix
-	LeaseTTL    time.Duration
-	FirstClaim  time.Duration // how long the start claims each sequence's first worker ID again
-	Owner       string        // this node's name in the coordinator
-	RedisUnsafe bool
-	AdminToken  string
+	Cluster       string // the cluster's name: its key prefix
+	LeaseTTL      time.Duration
+	FirstClaim    time.Duration // how long the start claims each sequence's first worker ID again
+	Owner         string        // this node's name in the coordinator
+	RedisUnsafe   bool
+	AdminToken    string
 	// AdminLoopback serves the admin API to loopback clients without
 	// the admin token.
 	AdminLoopback bool
