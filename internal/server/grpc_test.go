@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -389,3 +391,26 @@ func (rawTestCodec) Unmarshal(data mem.BufferSlice, v any) error {
 }
 
 func (rawTestCodec) Name() string { return "proto" }
+
+// TestGRPC_RefusalsLogRateLimited floods the server with refused calls of
+// two kinds: each kind is logged once within logEvery, and the calls of
+// another client are served meanwhile.
+func TestGRPC_RefusalsLogRateLimited(t *testing.T) {
+	var logs floetest.Buffer
+	_, c, cc := newGRPCTest(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	ctx := context.Background()
+	for i := range 50 {
+		if _, err := c.Next(ctx, &floev1.NextRequest{Sequence: "private", Count: 1}); status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("call %d: %v, want Unauthenticated", i, err)
+		}
+		if err := rawInvoke(cc, "/floe.v1.IDs/Next", []byte{0x08}); status.Code(err) != codes.InvalidArgument {
+			t.Fatalf("call %d: %v, want InvalidArgument", i, err)
+		}
+		if _, err := c.Next(ctx, &floev1.NextRequest{Count: 2}); err != nil {
+			t.Fatalf("call %d of the other client: %v", i, err)
+		}
+	}
+	if got := strings.Count(logs.String(), "gRPC request refused"); got != 2 {
+		t.Errorf("%d lines of refusals, want 2 (one per code):\n%s", got, logs.String())
+	}
+}
