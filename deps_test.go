@@ -35,7 +35,8 @@ var allowed = map[string][]string{
 	"internal/wire":             nil,
 	"internal/statefile":        nil,
 	"sequencer":                 {"", "id128", "id64", "id80", "id96", "workerid"},
-	"internal/server":           {"", "id128", "id64", "id80", "id96", "internal/wire", "sequencer", "workerid"},
+	"internal/server":           {"", "id128", "id64", "id80", "id96", "internal/floev1", "internal/wire", "sequencer", "workerid"},
+	"internal/floev1":           nil,
 	"client":                    {"id64", "internal/wire"},
 	"workerid":                  {"internal/statefile"},
 	"workerid/workeridtest":     {"workerid"},
@@ -55,7 +56,8 @@ var allowed = map[string][]string{
 // thirdParty lists the adapters and the module prefixes each may import.
 var thirdParty = map[string][]string{
 	"redisgen":        {"github.com/redis/go-redis/v9"},
-	"internal/server": {"github.com/prometheus/client_golang"},
+	"internal/server": {"github.com/prometheus/client_golang", "google.golang.org/grpc", "google.golang.org/protobuf", "google.golang.org/genproto/googleapis/rpc"},
+	"internal/floev1": {"google.golang.org/grpc", "google.golang.org/protobuf"},
 	"workerid/etcd":   {"go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/api/v3", "google.golang.org/grpc"},
 	"workerid/redis":  {"github.com/redis/go-redis/v9"},
 	"workerid/kube":   {"k8s.io/client-go", "k8s.io/api", "k8s.io/apimachinery"},

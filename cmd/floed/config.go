@@ -24,6 +24,7 @@ import (
 type Config struct {
 	Listen      string // binary protocol address; "" disables it
 	HTTP        string // HTTP address; "" disables it
+	GRPC        string // gRPC address; "" disables it
 	StateDir    string
 	Worker      uint64
 	Datacenter  uint64
@@ -117,6 +118,7 @@ func defaultStateDir(lookup func(string) (string, bool)) string {
 var envVars = []struct{ flag, name string }{
 	{"listen", "FLOE_LISTEN"},
 	{"http", "FLOE_HTTP"},
+	{"grpc", "FLOE_GRPC"},
 	{"state", "FLOE_STATE"},
 	{"worker", "FLOE_WORKER"},
 	{"datacenter", "FLOE_DATACENTER"},
@@ -256,7 +258,7 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 // for two sequences) is a usage error, before floed binds a port or
 // touches its state.
 func (c *Config) serverConfig() (server.Config, error) {
-	if c.Listen == "" && c.HTTP == "" {
+	if c.Listen == "" && c.HTTP == "" && c.GRPC == "" {
 		return server.Config{}, errNoListener
 	}
 	seqs, err := c.sequences()
@@ -380,7 +382,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 		w := fs.Output()
 		fmt.Fprintln(w, "usage: floed [flags]")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Serves unique, time-sorted IDs over noeqd's binary protocol and HTTP. Each flag's")
+		fmt.Fprintln(w, "Serves unique, time-sorted IDs over noeqd's binary protocol, HTTP and gRPC. Each flag's")
 		fmt.Fprintln(w, "FLOE_* variable, named after it, is read as the flag is; a flag given wins over it.")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "flags:")
@@ -413,6 +415,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	alias("l", "listen")
 	c.HTTP = "0.0.0.0:4445"
 	fs.Var(addrFlag{&c.HTTP, true}, "http", "HTTP `address` (API, health, metrics); empty disables it")
+	fs.Var(addrFlag{&c.GRPC, true}, "grpc", "gRPC `address` (floe.v1.IDs, health, reflection); empty, the default, disables it")
 	c.StateDir = defaultStateDir(lookup)
 	fs.Var(textFlag{&c.StateDir, "a directory", nil}, "state", "`directory` of the reservation state file")
 	fs.Var(uintFlag{&c.Worker}, "worker", "worker `id`")
@@ -440,7 +443,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	dur(&c.AuthTimeout, "auth-timeout", 5*time.Second, positive, "the `duration` a client has to complete the auth frame")
 	dur(&c.IdleTimeout, "idle-timeout", 5*time.Minute, positive, "close binary connections idle for this `duration`")
 	c.MaxHTTPIDs = 1000
-	fs.Var(intFlag{&c.MaxHTTPIDs, 1}, "max-http-ids", "the largest `number` of IDs per HTTP request")
+	fs.Var(intFlag{&c.MaxHTTPIDs, 1}, "max-http-ids", "the largest `number` of IDs per HTTP request or gRPC message")
 	dur(&c.Shutdown, "shutdown-timeout", 10*time.Second, positive, "the longest `duration` a graceful shutdown waits for in-flight replies")
 	c.LogFormat = "text"
 	fs.Var(choiceFlag{&c.LogFormat, []string{"text", "json"}}, "log-format", "log `format`: text or json")
@@ -643,4 +646,4 @@ func (c *Config) catalogTokens() map[string][]string {
 	return out
 }
 
-var errNoListener = errors.New("both --listen and --http are empty: nothing to serve")
+var errNoListener = errors.New("--listen, --http and --grpc are all empty: nothing to serve")

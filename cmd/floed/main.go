@@ -1,7 +1,7 @@
-// Command floed serves unique, time-sorted IDs over noeqd's binary protocol
-// and HTTP. With no flags it runs one node: worker 0, the binary protocol on
-// :4444, HTTP on :4445, and its reservation in a state file under
-// ~/.local/state/floed (--state overrides).
+// Command floed serves unique, time-sorted IDs over noeqd's binary protocol,
+// HTTP and, with --grpc, gRPC. With no flags it runs one node: worker 0, the
+// binary protocol on :4444, HTTP on :4445, and its reservation in a state
+// file under ~/.local/state/floed (--state overrides).
 //
 // noeqd's flags -w, -d, -l and -t and its NOEQ_TOKEN keep their meaning.
 // Run "floed -h" for every flag; each has a FLOE_* environment variable,
@@ -131,7 +131,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// coordinator: a port that is taken then stops the start with nothing
 	// claimed or written, and the next start has no reservation to wait
 	// out.
-	binL, httpL, err := c.listen()
+	binL, httpL, grpcL, err := c.listen()
 	if err != nil {
 		return err
 	}
@@ -140,6 +140,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if !serving {
 			closeListener(binL)
 			closeListener(httpL)
+			closeListener(grpcL)
 		}
 	}()
 
@@ -204,7 +205,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	defer srv.Close()
 
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	serving = true
 	if binL != nil {
 		go func() { errc <- srv.Serve(binL) }()
@@ -216,10 +217,13 @@ func (m *Main) Run(ctx context.Context) error {
 	if httpL != nil {
 		go func() { errc <- hs.Serve(httpL) }()
 	}
+	if grpcL != nil {
+		go func() { errc <- srv.ServeGRPC(grpcL) }()
+	}
 	if co == nil {
 		m.Logger.Info("single node", "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	}
-	m.Logger.Info("floed serving", "version", build.Version, "revision", buildinfo.ShortRevision(build.Revision), "listen", addrString(binL), "http", addrString(httpL),
+	m.Logger.Info("floed serving", "version", build.Version, "revision", buildinfo.ShortRevision(build.Revision), "listen", addrString(binL), "http", addrString(httpL), "grpc", addrString(grpcL),
 		"state", statePath, "clock_policy", c.Policy.String(),
 		"reserve_window", c.Window, "sequences", len(seqs))
 
@@ -321,22 +325,30 @@ func (m *Main) firstStartFloor(now time.Time) time.Time {
 	return floor
 }
 
-// listen binds the listeners of --listen and --http, each when set. Its
-// error names the flag and the address (--listen :4444: address already in
-// use).
-func (c *Config) listen() (bin, web net.Listener, err error) {
-	if c.Listen != "" {
-		if bin, err = net.Listen("tcp", c.Listen); err != nil {
-			return nil, nil, listenError("--listen", c.Listen, err)
+// listen binds the listeners of --listen, --http and --grpc, each when
+// set. Its error names the flag and the address (--listen :4444: address
+// already in use).
+func (c *Config) listen() (bin, web, rpc net.Listener, err error) {
+	bind := func(flag, addr string) net.Listener {
+		if addr == "" || err != nil {
+			return nil
 		}
-	}
-	if c.HTTP != "" {
-		if web, err = net.Listen("tcp", c.HTTP); err != nil {
-			closeListener(bin)
-			return nil, nil, listenError("--http", c.HTTP, err)
+		l, e := net.Listen("tcp", addr)
+		if e != nil {
+			err = listenError(flag, addr, e)
 		}
+		return l
 	}
-	return bin, web, nil
+	bin = bind("--listen", c.Listen)
+	web = bind("--http", c.HTTP)
+	rpc = bind("--grpc", c.GRPC)
+	if err != nil {
+		closeListener(bin)
+		closeListener(web)
+		closeListener(rpc)
+		return nil, nil, nil, err
+	}
+	return bin, web, rpc, nil
 }
 
 // listenError names flag and addr in front of the cause of net.Listen's

@@ -1,9 +1,11 @@
 // Package server is the core of floed: named ID sequences, each with its own
-// generator and durable reservation, served over the noeq binary protocol and
-// over HTTP, with Prometheus metrics on an injected registry.
+// generator and durable reservation, served over the noeq binary protocol,
+// HTTP and gRPC, with Prometheus metrics on an injected registry.
 //
 // A Server is built by New from a Config, then serves the binary protocol on
-// any number of listeners (Serve) and HTTP through Handler. Shutdown stops
+// any number of listeners (Serve), HTTP through Handler and gRPC
+// (floe.v1.IDs, health, reflection) on any number of listeners
+// (ServeGRPC). Shutdown stops
 // accepting, lets in-flight replies finish, stops the reservation keepers and
 // records a clean stop. It follows net/http.Server: Serve returns
 // ErrServerClosed after Shutdown.

@@ -1,10 +1,14 @@
 package server
 
 import (
+	"context"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
 )
 
 // metrics are the server's Prometheus metrics. The generators' counters are
@@ -18,18 +22,24 @@ type metrics struct {
 	accepted    prometheus.Counter
 	closedBy    *prometheus.CounterVec
 	authFailure prometheus.Counter
+	grpcHandled *prometheus.CounterVec
 
-	// Children resolved once for the binary protocol's hot path.
+	// Children resolved once for the binary protocol's and gRPC's hot
+	// paths.
 	noeqOK       prometheus.Counter
 	noeqBatch    prometheus.Observer
 	noeqDuration prometheus.Observer
+	grpcIDsOK    prometheus.Counter
+	grpcStreamOK prometheus.Counter
+	grpcBatch    prometheus.Observer
+	grpcDuration prometheus.Observer
 }
 
 func newMetrics(s *Server, reg *prometheus.Registry, version, revision string) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "floe_requests_total",
-			Help: "Requests by protocol (noeq, http), operation and outcome code.",
+			Help: "Requests by protocol (noeq, http, grpc), operation and outcome code.",
 		}, []string{"proto", "op", "code"}),
 		batch: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "floe_request_batch_size",
@@ -52,12 +62,20 @@ func newMetrics(s *Server, reg *prometheus.Registry, version, revision string) (
 			Help: "Binary-protocol connections closed, by reason: eof, idle, auth_timeout, unauthorized, bad_request, limit (over the connection limit), clock, ceiling, time_exhausted, format, not_ready, shutdown, write, error.",
 		}, []string{"reason"}),
 		authFailure: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "floe_auth_failures_total", Help: "Connections and HTTP requests refused for a missing or wrong token.",
+			Name: "floe_auth_failures_total", Help: "Connections, HTTP requests and gRPC calls refused for a missing or wrong token.",
 		}),
+		grpcHandled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "floe_grpc_server_handled_total",
+			Help: "gRPC calls completed, by type (unary, server_stream, bidi_stream), service, method and status code name (OK, InvalidArgument, ...), as go-grpc-middleware's grpc_server_handled_total.",
+		}, []string{"grpc_type", "grpc_service", "grpc_method", "grpc_code"}),
 	}
 	m.noeqOK = m.requests.WithLabelValues("noeq", "ids", "ok")
 	m.noeqBatch = m.batch.WithLabelValues("noeq")
 	m.noeqDuration = m.duration.WithLabelValues("noeq")
+	m.grpcIDsOK = m.requests.WithLabelValues("grpc", "ids", "ok")
+	m.grpcStreamOK = m.requests.WithLabelValues("grpc", "stream", "ok")
+	m.grpcBatch = m.batch.WithLabelValues("grpc")
+	m.grpcDuration = m.duration.WithLabelValues("grpc")
 	if reg == nil {
 		return m, nil
 	}
@@ -69,7 +87,7 @@ func newMetrics(s *Server, reg *prometheus.Registry, version, revision string) (
 	info.Set(1)
 	for _, c := range []prometheus.Collector{
 		m.requests, m.batch, m.duration, m.open, m.accepted, m.closedBy, m.authFailure,
-		info, collector{s},
+		m.grpcHandled, info, collector{s},
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
@@ -91,6 +109,51 @@ func (m *metrics) request(proto string, seq *sequence, n int, start time.Time, e
 	m.duration.WithLabelValues(proto).Observe(time.Since(start).Seconds())
 }
 
+// grpcIssued counts a gRPC request for n IDs that started at start: a
+// call of Next (op ids) or a message of Stream (op stream).
+func (m *metrics) grpcIssued(op string, n int, start time.Time, err error) {
+	if err == nil {
+		if op == "stream" {
+			m.grpcStreamOK.Inc()
+		} else {
+			m.grpcIDsOK.Inc()
+		}
+	} else {
+		m.requests.WithLabelValues("grpc", op, codeOf(err)).Inc()
+	}
+	m.grpcBatch.Observe(float64(n))
+	m.grpcDuration.Observe(time.Since(start).Seconds())
+}
+
+// grpcUnary and grpcStream are the interceptors of the gRPC server: they
+// count every call, health and reflection included, by its status code.
+func (m *metrics) grpcUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	resp, err := handler(ctx, req)
+	m.grpcHandledCall("unary", info.FullMethod, err)
+	return resp, err
+}
+
+func (m *metrics) grpcStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	err := handler(srv, ss)
+	typ := "server_stream"
+	switch {
+	case info.IsClientStream && info.IsServerStream:
+		typ = "bidi_stream"
+	case info.IsClientStream:
+		typ = "client_stream"
+	}
+	m.grpcHandledCall(typ, info.FullMethod, err)
+	return err
+}
+
+// grpcHandledCall counts a call of full, "/service/method", that ended
+// with err.
+func (m *metrics) grpcHandledCall(typ, full string, err error) {
+	service, method, _ := strings.Cut(strings.TrimPrefix(full, "/"), "/")
+	m.grpcHandled.WithLabelValues(typ, service, method, status.Code(err).String()).Inc()
+}
+
+func (m *metrics) grpcRequest(op, code string) { m.requests.WithLabelValues("grpc", op, code).Inc() }
 func (m *metrics) httpRequest(op, code string) { m.requests.WithLabelValues("http", op, code).Inc() }
 func (m *metrics) connOpened()                 { m.open.Inc(); m.accepted.Inc() }
 func (m *metrics) authFailed()                 { m.authFailure.Inc() }

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/floeid/floe/sequencer"
 	"github.com/floeid/floe/workerid"
 )
@@ -34,6 +36,7 @@ type Server struct {
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{} // guarded by mu
 	conns     map[*conn]struct{}        // guarded by mu
+	grpcs     map[*grpc.Server]struct{} // guarded by mu
 	stopped   bool                      // guarded by mu: the stop began (stop closed; the sequencers' clean stop follows or is skipped)
 }
 
@@ -54,6 +57,7 @@ func New(cfg Config) (*Server, error) {
 		idle:      make(chan struct{}, 1),
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[*conn]struct{}),
+		grpcs:     make(map[*grpc.Server]struct{}),
 	}
 	s.halt, s.haltNow = context.WithCancel(context.Background())
 	var seqs []*sequence
@@ -299,9 +303,10 @@ func (s *Server) progress() {
 // fail with "shutting down"), lets every binary connection finish the
 // replies it owes, waits for HTTP requests in progress, stops the keepers
 // and records a clean stop in the Store, so the next start need not wait
-// out the reservation window. If ctx ends first, the remaining connections
-// are closed, the clean stop is not recorded (the next start begins above
-// the reservation) and ctx's error is returned. A sequence whose
+// out the reservation window. gRPC calls end as ServeGRPC says. If ctx
+// ends first, the remaining connections are closed, the clean stop is not
+// recorded (the next start begins above the reservation) and ctx's error
+// is returned. A sequence whose
 // reservation cannot be extended when the stop begins (a write failed, or
 // the clock passed it) is not released: the stop does not wait on the
 // store or coordinator at fault, the next start begins above the
@@ -334,6 +339,10 @@ func (s *Server) shutdown(ctx context.Context, clean bool) error {
 		}
 	}
 	s.mu.Unlock()
+	// gRPC stops accepting calls; the streams end at their next message
+	// (halt), and the calls for IDs in progress count in inUse.
+	grpcDone := s.stopGRPC(clean)
+	defer s.awaitGRPC(ctx, clean, grpcDone)
 
 	// Wait until no ID is being issued and every connection has written
 	// the replies it owes and closed.
