@@ -6,15 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/floeid/floe/cluster/kubetest"
 )
 
 // workload is what the checks need of a StatefulSet or a Deployment.
@@ -91,7 +95,54 @@ func check(m *manifest, u *usage) error {
 	for _, s := range m.services {
 		c.service(service{s}, m.workloads())
 	}
+	c.rbac()
 	return errors.Join(c.errs...)
+}
+
+// named names an object of a kind in errors.
+type named struct{ kind, name string }
+
+func (n named) String() string { return n.kind + " " + n.name }
+
+// rbac checks the rights the file gives floed's pods: a workload's
+// serviceAccountName names a ServiceAccount of the file, a RoleBinding
+// binds that account to a Role of the file, and the Role grants what
+// floed --kube needs (kubetest.LeaseRules) and nothing more: no
+// cluster-wide rights, no other resource.
+func (c *checker) rbac() {
+	for _, w := range c.m.workloads() {
+		sa := w.template.Spec.ServiceAccountName
+		if sa == "" {
+			continue
+		}
+		if !slices.ContainsFunc(c.m.accounts, func(a *corev1.ServiceAccount) bool { return a.Name == sa }) {
+			c.errorf(w, "spec.template.spec.serviceAccountName %q names no ServiceAccount of the file", sa)
+			continue
+		}
+		bound := slices.ContainsFunc(c.m.bindings, func(b *rbacv1.RoleBinding) bool {
+			return slices.ContainsFunc(b.Subjects, func(s rbacv1.Subject) bool {
+				return s.Kind == "ServiceAccount" && s.Name == sa && (s.Namespace == "" || s.Namespace == b.Namespace)
+			})
+		})
+		if !bound {
+			c.errorf(w, "no RoleBinding of the file binds its ServiceAccount %q", sa)
+		}
+	}
+	for _, b := range c.m.bindings {
+		obj := named{"RoleBinding", b.Name}
+		if b.RoleRef.Kind != "Role" || b.RoleRef.APIGroup != rbacv1.GroupName {
+			c.errorf(obj, "roleRef is a %s of %q, want a Role of %s: floed needs rights in its namespace only", b.RoleRef.Kind, b.RoleRef.APIGroup, rbacv1.GroupName)
+			continue
+		}
+		if !slices.ContainsFunc(c.m.roles, func(r *rbacv1.Role) bool { return r.Name == b.RoleRef.Name }) {
+			c.errorf(obj, "roleRef.name %q names no Role of the file", b.RoleRef.Name)
+		}
+	}
+	for _, r := range c.m.roles {
+		if !reflect.DeepEqual(r.Rules, kubetest.LeaseRules) {
+			c.errorf(named{"Role", r.Name}, "rules %v, want exactly %v: what floed --kube uses, which the tests grant", r.Rules, kubetest.LeaseRules)
+		}
+	}
 }
 
 func (c *checker) workload(w workload, u *usage) {
@@ -260,6 +311,7 @@ func TestCheck_Mutations(t *testing.T) {
 	const (
 		statefulSet = "../../deploy/kubernetes/floed.yaml"
 		deployment  = "../../deploy/kubernetes/floed-etcd.yaml"
+		kube        = "../../deploy/kubernetes/floed-kube.yaml"
 	)
 	floed := func(m *manifest) *corev1.Container {
 		if len(m.statefulSets) > 0 {
@@ -384,6 +436,30 @@ func TestCheck_Mutations(t *testing.T) {
 			file:   deployment,
 			mutate: func(m *manifest) { floed(m).Name = "daemon" },
 			want:   "floed-etcd.yaml: Deployment floed: spec.template.spec.containers: no container named floed",
+		},
+		{
+			name:   "a Role with rights on another resource",
+			file:   kube,
+			mutate: func(m *manifest) { m.roles[0].Rules[0].Resources = append(m.roles[0].Rules[0].Resources, "configmaps") },
+			want:   "floed-kube.yaml: Role floed: rules [",
+		},
+		{
+			name:   "a binding to a ClusterRole",
+			file:   kube,
+			mutate: func(m *manifest) { m.bindings[0].RoleRef.Kind = "ClusterRole" },
+			want:   `floed-kube.yaml: RoleBinding floed: roleRef is a ClusterRole of "rbac.authorization.k8s.io", want a Role of rbac.authorization.k8s.io: floed needs rights in its namespace only`,
+		},
+		{
+			name:   "a binding of another account",
+			file:   kube,
+			mutate: func(m *manifest) { m.bindings[0].Subjects[0].Name = "default" },
+			want:   `floed-kube.yaml: Deployment floed: no RoleBinding of the file binds its ServiceAccount "floed"`,
+		},
+		{
+			name:   "a pod of an account the file lacks",
+			file:   kube,
+			mutate: func(m *manifest) { m.deployments[0].Spec.Template.Spec.ServiceAccountName = "floe" },
+			want:   `floed-kube.yaml: Deployment floed: spec.template.spec.serviceAccountName "floe" names no ServiceAccount of the file`,
 		},
 	}
 	for _, tt := range tests {

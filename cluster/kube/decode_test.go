@@ -17,6 +17,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -29,6 +30,9 @@ type manifest struct {
 	services     []*corev1.Service
 	statefulSets []*appsv1.StatefulSet
 	deployments  []*appsv1.Deployment
+	accounts     []*corev1.ServiceAccount
+	roles        []*rbacv1.Role
+	bindings     []*rbacv1.RoleBinding
 }
 
 // kind is how the documents of one kind are decoded.
@@ -43,6 +47,10 @@ var kinds = map[string]kind{
 	"Service":     {"v1", decodeInto(func(m *manifest) *[]*corev1.Service { return &m.services })},
 	"StatefulSet": {"apps/v1", decodeInto(func(m *manifest) *[]*appsv1.StatefulSet { return &m.statefulSets })},
 	"Deployment":  {"apps/v1", decodeInto(func(m *manifest) *[]*appsv1.Deployment { return &m.deployments })},
+	// The rights of floed's pods on the Kubernetes API (floed --kube).
+	"ServiceAccount": {"v1", decodeInto(func(m *manifest) *[]*corev1.ServiceAccount { return &m.accounts })},
+	"Role":           {"rbac.authorization.k8s.io/v1", decodeInto(func(m *manifest) *[]*rbacv1.Role { return &m.roles })},
+	"RoleBinding":    {"rbac.authorization.k8s.io/v1", decodeInto(func(m *manifest) *[]*rbacv1.RoleBinding { return &m.bindings })},
 }
 
 // decodeInto returns a decoder that refuses unknown and duplicate fields
