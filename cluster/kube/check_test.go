@@ -28,6 +28,7 @@ type workload struct {
 	selector    *metav1.LabelSelector
 	template    *corev1.PodTemplateSpec
 	claims      []corev1.PersistentVolumeClaim // a StatefulSet's volumeClaimTemplates
+	replicas    int32                          // spec.replicas, 1 when unset
 }
 
 func (w workload) String() string { return w.kind + " " + w.name }
@@ -35,11 +36,17 @@ func (w workload) String() string { return w.kind + " " + w.name }
 // workloads returns the StatefulSets and Deployments of m.
 func (m *manifest) workloads() []workload {
 	var ws []workload
+	replicas := func(n *int32) int32 {
+		if n == nil {
+			return 1
+		}
+		return *n
+	}
 	for _, s := range m.statefulSets {
-		ws = append(ws, workload{kind: "StatefulSet", name: s.Name, serviceName: s.Spec.ServiceName, selector: s.Spec.Selector, template: &s.Spec.Template, claims: s.Spec.VolumeClaimTemplates})
+		ws = append(ws, workload{kind: "StatefulSet", name: s.Name, serviceName: s.Spec.ServiceName, selector: s.Spec.Selector, template: &s.Spec.Template, claims: s.Spec.VolumeClaimTemplates, replicas: replicas(s.Spec.Replicas)})
 	}
 	for _, d := range m.deployments {
-		ws = append(ws, workload{kind: "Deployment", name: d.Name, selector: d.Spec.Selector, template: &d.Spec.Template})
+		ws = append(ws, workload{kind: "Deployment", name: d.Name, selector: d.Spec.Selector, template: &d.Spec.Template, replicas: replicas(d.Spec.Replicas)})
 	}
 	return ws
 }

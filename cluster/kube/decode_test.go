@@ -26,6 +26,7 @@ import (
 // the order of the file.
 type manifest struct {
 	file         string // the file's base name, for errors
+	path         string // the file's path, for kubectl; set by load
 	text         string // the file as it is, comments included
 	services     []*corev1.Service
 	statefulSets []*appsv1.StatefulSet
@@ -136,6 +137,7 @@ func load(t *testing.T, path string) *manifest {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.path = path
 	return m
 }
 
@@ -191,7 +193,7 @@ spec:
 		{
 			name: "an unknown kind",
 			yaml: "# a comment\n---\n" + strings.Replace(deployment, "kind: Deployment", "kind: Deploymnet", 1),
-			want: `test.yaml: document 2: kind "Deploymnet" is none of Deployment, Service, StatefulSet`,
+			want: `test.yaml: document 2: kind "Deploymnet" is none of Deployment, Role, RoleBinding, Service, ServiceAccount, StatefulSet`,
 		},
 		{
 			name: "no kind",

@@ -18,4 +18,15 @@
 // for the manifests that claim worker IDs there; the tests ask the probes,
 // fetch IDs over the binary protocol, check their worker ID and stop floed
 // with SIGTERM within the pod's grace period.
+//
+// A workload whose floed claims worker IDs from the Kubernetes API
+// (FLOE_KUBE) runs against a real kube-apiserver (cluster/kubetest): the
+// whole manifest is applied with kubectl, and each pod's floed runs in a
+// mount namespace of its own (unshare, as root) with its service account's
+// token, the CA and the namespace where Kubernetes mounts them, as client-go's
+// in-cluster configuration reads them. Its replicas run, then five after
+// kubectl scale; each must serve under a worker ID of its own, held as a
+// Lease that SIGTERM releases. The refusals of floed --kube (rights,
+// tokens, namespaces, an API server answering 429 or 503) are tested the
+// same way.
 package kube

@@ -43,7 +43,9 @@ type secrets map[string]map[string][]byte
 
 // newPod makes the pod of w, its volumes temporary directories of t (a
 // Secret's holding its keys as files), or returns what it cannot make.
-func newPod(t *testing.T, w workload, sec secrets) (*pod, error) {
+// fields are the pod's fields a variable may take (fieldSamples, or a
+// pod of a Deployment's own).
+func newPod(t *testing.T, w workload, sec secrets, fields map[string]string) (*pod, error) {
 	ct, err := w.container()
 	if err != nil {
 		return nil, err
@@ -88,7 +90,7 @@ func newPod(t *testing.T, w workload, sec secrets) (*pod, error) {
 		p.args = append(p.args, local(a))
 	}
 	for _, e := range ct.Env {
-		v, set, err := envValue(ct, e, sec)
+		v, set, err := envValue(ct, e, sec, fields)
 		if err != nil {
 			return nil, fmt.Errorf("%s.env[%s]: %w", field, e.Name, err)
 		}
@@ -99,9 +101,9 @@ func newPod(t *testing.T, w workload, sec secrets) (*pod, error) {
 	return p, nil
 }
 
-// envValue returns the value Kubernetes gives the variable e of ct, and
-// whether it is set at all.
-func envValue(ct *corev1.Container, e corev1.EnvVar, sec secrets) (string, bool, error) {
+// envValue returns the value Kubernetes gives the variable e of ct in a
+// pod of the fields, and whether it is set at all.
+func envValue(ct *corev1.Container, e corev1.EnvVar, sec secrets, fields map[string]string) (string, bool, error) {
 	from := e.ValueFrom
 	switch {
 	case from == nil:
@@ -110,7 +112,7 @@ func envValue(ct *corev1.Container, e corev1.EnvVar, sec secrets) (string, bool,
 		}
 		return e.Value, true, nil
 	case from.FieldRef != nil:
-		v, ok := fieldSamples[from.FieldRef.FieldPath]
+		v, ok := fields[from.FieldRef.FieldPath]
 		if !ok {
 			return "", false, fmt.Errorf("valueFrom.fieldRef.fieldPath %q: the tests have no sample value of it", from.FieldRef.FieldPath)
 		}
@@ -251,7 +253,7 @@ func TestEnvValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, set, err := envValue(ct, corev1.EnvVar{Name: "V", Value: tt.value, ValueFrom: tt.from}, sec)
+			got, set, err := envValue(ct, corev1.EnvVar{Name: "V", Value: tt.value, ValueFrom: tt.from}, sec, fieldSamples)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("envValue: %q, %v, %v; want an error containing %q", got, set, err, tt.wantErr)

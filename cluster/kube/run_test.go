@@ -26,15 +26,23 @@ import (
 // directories. What the tests change: floed listens on free loopback
 // ports (floedproc's --listen and --http, which win over the variables),
 // FLOE_ETCD names the test's etcd, paths under a volume mount name the
-// mount's directory, and valueFrom takes the samples of pod.go. The rest
-// is the manifest's.
+// mount's directory, and valueFrom takes the samples of pod_test.go. The
+// rest is the manifest's. A workload whose floed claims worker IDs from
+// the Kubernetes API (FLOE_KUBE) runs as all its replicas, against a real
+// API server the manifest was applied to (kubepods_test.go).
 func TestManifest_Run(t *testing.T) {
 	u := floedUsage(t)
 	for _, f := range manifestFiles(t) {
 		m := load(t, f)
 		t.Run(m.file, func(t *testing.T) {
 			for _, w := range m.workloads() {
-				t.Run(strings.ToLower(w.String()), func(t *testing.T) { runPod(t, m, w, u.ports) })
+				t.Run(strings.ToLower(w.String()), func(t *testing.T) {
+					if ct, err := w.container(); err == nil && slices.ContainsFunc(ct.Env, func(e corev1.EnvVar) bool { return e.Name == "FLOE_KUBE" }) {
+						runKubePods(t, m, w, u.ports)
+						return
+					}
+					runPod(t, m, w, u.ports)
+				})
 			}
 		})
 	}
@@ -112,7 +120,7 @@ func secureEtcd(t *testing.T, ca *tlstest.CA, password string) (*etcdtest.Cluste
 func runPod(t *testing.T, m *manifest, w workload, ports []floedPort) {
 	const password = "pw-of-floe"
 	ca := tlstest.NewCA(t, "etcd-ca")
-	p, err := newPod(t, w, tlsSecrets(t, ca, password))
+	p, err := newPod(t, w, tlsSecrets(t, ca, password), fieldSamples)
 	if err != nil {
 		t.Fatalf("%s: %v", m.file, err)
 	}
@@ -170,6 +178,18 @@ func runPod(t *testing.T, m *manifest, w workload, ports []floedPort) {
 // floed with SIGTERM within the pod's grace period.
 func serve(t *testing.T, proc *floedproc.Proc, p *pod, ct *corev1.Container, ports []floedPort, wantNode func(*testing.T, int)) {
 	t.Helper()
+	waitProbes(t, proc, ct, ports)
+	ids := fetchIDs(t, proc, p)
+	wantNode(t, floedproc.Node(ids[0]))
+	if err := proc.StopWithin(p.grace); err != nil {
+		t.Errorf("SIGTERM: %v, want exit status 0 within terminationGracePeriodSeconds (%v)", err, p.grace)
+	}
+}
+
+// waitProbes asks the probes of ct, on floed's listeners behind their
+// container ports, until they answer 200, or fails t after 10 s.
+func waitProbes(t *testing.T, proc *floedproc.Proc, ct *corev1.Container, ports []floedPort) {
+	t.Helper()
 	// addr is the loopback address of floed's listener behind a probe's
 	// container port.
 	addr := func(probe *corev1.Probe) string {
@@ -196,10 +216,15 @@ func serve(t *testing.T, proc *floedproc.Proc, p *pod, ct *corev1.Container, por
 			return resp.StatusCode == http.StatusOK
 		})
 		if !ok {
-			t.Fatalf("%s %s: %s after 10 s, want 200 OK; floed's log:\n%s", pp.field, url, last, proc.Stderr())
+			t.Fatalf("%s: %s %s: %s after 10 s, want 200 OK; floed's log:\n%s", proc.Name, pp.field, url, last, proc.Stderr())
 		}
 	}
+}
 
+// fetchIDs fetches 300 IDs over the binary protocol and checks that they
+// are unique and of one node.
+func fetchIDs(t *testing.T, proc *floedproc.Proc, p *pod) []uint64 {
+	t.Helper()
 	c, err := floedproc.Dial(proc.Bin, p.env["FLOE_TOKEN"], 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -209,25 +234,21 @@ func serve(t *testing.T, proc *floedproc.Proc, p *pod, ct *corev1.Container, por
 	for range 3 {
 		got, err := c.Fetch(100)
 		if err != nil {
-			t.Fatalf("fetching IDs: %v", err)
+			t.Fatalf("%s: fetching IDs: %v", proc.Name, err)
 		}
 		ids = append(ids, got...)
 	}
 	if err := floetest.Unique(ids); err != nil {
-		t.Error(err)
+		t.Errorf("%s: %v", proc.Name, err)
 	}
 	nodes := make(map[int]bool)
 	for _, id := range ids {
 		nodes[floedproc.Node(id)] = true
 	}
 	if len(nodes) != 1 {
-		t.Errorf("IDs of nodes %v, want one node", nodes)
+		t.Errorf("%s: IDs of nodes %v, want one node", proc.Name, nodes)
 	}
-	wantNode(t, floedproc.Node(ids[0]))
-
-	if err := proc.StopWithin(p.grace); err != nil {
-		t.Errorf("SIGTERM: %v, want exit status 0 within terminationGracePeriodSeconds (%v)", err, p.grace)
-	}
+	return ids
 }
 
 // probeClient asks the probes as the kubelet does: a connection each, and
