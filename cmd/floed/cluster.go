@@ -247,6 +247,14 @@ func (c *Config) connectKube(ctx context.Context, log *slog.Logger, clock floe.C
 	}
 	log.Info("connecting to the coordinator", "coordinator", "kubernetes", "server", rc.Host, "namespace", ns, "kubeconfig", c.Kubeconfig)
 	if err := kube.Check(ctx, rc, ns); err != nil {
+		if errors.Is(err, kube.ErrUnauthorized) {
+			// Which credentials: the pod's token file, or the kubeconfig's user.
+			creds := "the service account token " + rc.BearerTokenFile
+			if c.Kubeconfig != "" {
+				creds = "the credentials of the kubeconfig " + c.Kubeconfig
+			}
+			err = fmt.Errorf("%w (%s)", err, creds)
+		}
 		return nil, fmt.Errorf("kubernetes %s: %w", rc.Host, err)
 	}
 	cli, err := kube.NewClient(rc)

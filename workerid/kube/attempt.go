@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -72,8 +73,8 @@ func transient(err error) bool {
 }
 
 // explain wraps an API server's error for a request of verb on the Lease
-// ns/name (name "" for a list): what a 403, a 401 and a missing namespace
-// mean for floe.
+// ns/name (name "" for a list): what a 403, a 401, a missing namespace, a
+// 429 and a 5xx mean for floe.
 func explain(err error, verb, ns, name string) error {
 	obj := "Lease " + ns + "/" + name
 	if name == "" {
@@ -81,14 +82,29 @@ func explain(err error, verb, ns, name string) error {
 	}
 	switch {
 	case apierrors.IsForbidden(err):
-		return fmt.Errorf("%w: the identity may not %s leases in namespace %s: check the Role (a Role on leases, see deploy/kubernetes): %v",
+		return fmt.Errorf("%w: the identity may not %s leases in namespace %s: check that the namespace exists and that a Role there on leases is bound to the identity (see deploy/kubernetes): %v",
 			ErrForbidden, verb, ns, err)
 	case apierrors.IsUnauthorized(err):
-		return fmt.Errorf("%w: %s %s: the credentials were refused (an expired token?): %v", ErrUnauthorized, verb, obj, err)
+		return fmt.Errorf("%w: %s %s: the credentials were refused (an expired token, or one of a deleted service account?): %v", ErrUnauthorized, verb, obj, err)
 	case apierrors.IsNotFound(err) && notFoundKind(err) == "namespaces":
 		return fmt.Errorf("%s %s: namespace %s not found: %w", verb, obj, ns, err)
+	case apierrors.IsTooManyRequests(err):
+		return fmt.Errorf("%s %s: the API server is overloaded (429 Too Many Requests), and kept refusing after the retries it asked for: %w", verb, obj, err)
+	}
+	if code := statusCode(err); code >= 500 {
+		return fmt.Errorf("%s %s: the API server answered %d %s: %w", verb, obj, code, http.StatusText(int(code)), err)
 	}
 	return fmt.Errorf("%s %s: %w", verb, obj, err)
+}
+
+// statusCode is the HTTP status of an API server's error, 0 for an error
+// that is no answer of the API server.
+func statusCode(err error) int32 {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Code
+	}
+	return 0
 }
 
 // notFoundKind is the kind of the object a 404 names ("leases",

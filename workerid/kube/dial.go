@@ -87,7 +87,7 @@ func Check(ctx context.Context, cfg *rest.Config, namespace string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%w: the identity may not %s leases in namespace %s: it needs a Role on leases, see deploy/kubernetes",
+		return fmt.Errorf("%w: the identity may not %s leases in namespace %s: it needs a Role there on leases with every verb floe uses (see deploy/kubernetes)",
 			ErrForbidden, strings.Join(missing, ", "), namespace)
 	}
 	return nil
