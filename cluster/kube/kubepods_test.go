@@ -182,8 +182,10 @@ func (r *kubeRun) start(t *testing.T, name string) *kubePod {
 	}
 	env := append(p.environ(), "KUBERNETES_SERVICE_HOST="+host, "KUBERNETES_SERVICE_PORT="+port)
 	kp := &kubePod{name: name, p: p}
+	started := time.Now()
 	kp.proc = floedproc.StartEnv(t, inPod(t, bin, sa.write(t)), name, env, p.args...)
 	waitProbes(t, kp.proc, r.ct, r.ports)
+	t.Logf("%s ready %v after its start", name, time.Since(started).Round(time.Millisecond))
 	ids := fetchIDs(t, kp.proc, p)
 	r.ids = append(r.ids, ids...)
 	kp.worker = workerID(t, kp.proc)

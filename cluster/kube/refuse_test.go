@@ -3,11 +3,14 @@
 package kube_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -122,7 +125,7 @@ func (e *kubeEnv) command(t *testing.T, st podStart) (string, []string, []string
 	if st.token == "" {
 		return bin, env, p.args
 	}
-	host, port, err := net.SplitHostPort(cmpOr(st.addr, e.s.Addr))
+	host, port, err := net.SplitHostPort(cmp.Or(st.addr, e.s.Addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,21 +134,15 @@ func (e *kubeEnv) command(t *testing.T, st podStart) (string, []string, []string
 	return inPod(t, bin, sa.write(t)), env, p.args
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // refused starts the pod st and returns the error floed stopped with, or
-// fails t when floed exits 0 or does not exit.
+// fails t unless floed exits with status 1.
 func (e *kubeEnv) refused(t *testing.T, st podStart) string {
 	t.Helper()
 	exe, env, args := e.command(t, st)
 	stderr, err := floedproc.StartErrEnv(t, exe, env, args...)
-	if err == nil {
-		t.Fatalf("floed exited 0, want a refusal:\n%s", stderr)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("floed exited with %v, want exit status 1, a refusal:\n%s", err, stderr)
 	}
 	return stoppedWith(stderr)
 }
