@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/redistest":        {"internal/skiptest", "internal/tcptest"},
 	"internal/skiptest":         nil,
 	"internal/tlstest":          nil,
+	"tlsfile":                   nil,
 	"internal/buildinfo":        nil,
 	"id64":                      {"", "internal/clockseq", "internal/textid"},
 	"id80":                      {"", "internal/clockseq", "internal/textid"},
