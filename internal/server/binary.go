@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -38,8 +39,12 @@ var repliesPool = sync.Pool{New: func() any {
 
 // Serve accepts binary-protocol connections on l and serves each in its own
 // goroutine until Shutdown or Close, after which it returns
-// ErrServerClosed. Serve closes l.
-func (s *Server) Serve(l net.Listener) error {
+// ErrServerClosed. Serve closes l. A client whose first bytes are a TLS
+// ClientHello is closed (see ServeTLS).
+func (s *Server) Serve(l net.Listener) error { return s.serve(l, nil) }
+
+// serve is Serve, over TLS with cfg when not nil.
+func (s *Server) serve(l net.Listener, cfg *tls.Config) error {
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
@@ -74,10 +79,15 @@ func (s *Server) Serve(l net.Listener) error {
 			return err
 		}
 		delay = 0
-		c := &conn{s: s, nc: nc}
+		c := &conn{s: s, nc: nc, raw: nc}
+		if cfg != nil {
+			c.sniff = &sniffConn{Conn: nc}
+			c.tc = tls.Server(c.sniff, cfg)
+			c.nc = c.tc
+		}
 		// The first read's deadline is set here, before Shutdown can
 		// see the connection, and on this goroutine's stack (see serve).
-		nc.SetReadDeadline(time.Now().Add(s.firstRead()))
+		c.nc.SetReadDeadline(time.Now().Add(s.firstRead()))
 		s.mu.Lock()
 		if s.closing.Load() {
 			s.mu.Unlock()
@@ -115,8 +125,11 @@ func isTemporary(err error) bool {
 
 // conn is one binary connection.
 type conn struct {
-	s  *Server
-	nc net.Conn
+	s     *Server
+	nc    net.Conn   // raw, or tc over TLS
+	raw   net.Conn   // the TCP connection
+	tc    *tls.Conn  // over TLS (ServeTLS); nil in plain text
+	sniff *sniffConn // under tc: tells a plaintext client
 
 	interrupted atomic.Bool
 	seq         atomic.Pointer[sequence] // set once the auth frame chose it
@@ -240,7 +253,9 @@ func (c *conn) serve(seq *sequence) {
 				break
 			}
 		}
-		if uintptr(unsafe.Pointer(&mark)) != stack {
+		// Over TLS the connection's buffers outweigh a stack: it keeps
+		// its goroutine.
+		if c.tc == nil && uintptr(unsafe.Pointer(&mark)) != stack {
 			go c.serve(seq)
 			return
 		}
@@ -270,7 +285,7 @@ func (c *conn) close(reason string) {
 		c.linger()
 	}
 	if c.reset {
-		if tc, ok := c.nc.(interface{ SetLinger(int) error }); ok {
+		if tc, ok := c.raw.(interface{ SetLinger(int) error }); ok {
 			tc.SetLinger(0)
 		}
 	}
@@ -306,6 +321,11 @@ func (c *conn) open() (*sequence, []byte, string) {
 	// Without tokens every connection is the default sequence's: refuse
 	// it at once while that sequence holds no worker ID, so a client
 	// fails over without sending a request first.
+	if c.tc != nil {
+		if reason := c.handshake(); reason != "" {
+			return nil, nil, reason
+		}
+	}
 	if !set.tokened && !def.holding() {
 		return nil, nil, c.notReady(def)
 	}
@@ -315,6 +335,8 @@ func (c *conn) open() (*sequence, []byte, string) {
 	}
 	seq := def
 	switch {
+	case c.tc == nil && looksLikeTLS(in):
+		return nil, nil, c.tlsOnPlaintext()
 	case in[0] == wire.AuthMarker:
 		if seq, in, reason = c.auth(set, in); seq == nil {
 			return nil, nil, reason

@@ -104,6 +104,13 @@ type Config struct {
 	// AdminToken. Off by default: a same-host proxy or a mesh sidecar
 	// (Istio's connects from 127.0.0.6) makes every client a loopback one.
 	AdminLoopback bool
+	// HTTPClientCert refuses the HTTP requests that came without a
+	// verified client certificate (403, code client_cert_required), but
+	// for /healthz and /readyz. It is for mutual TLS on HTTP served with
+	// tls.VerifyClientCertIfGiven, so that a kubelet's HTTPS probes, which
+	// present no certificate, still reach the probes: a certificate from
+	// another CA still fails the handshake.
+	HTTPClientCert bool
 	// Store keeps the reservations of the sequences without a Source;
 	// required when there are any.
 	Store Store

@@ -33,7 +33,10 @@ import (
 // Every GET route answers HEAD too. A sequence with tokens requires one as
 // "Authorization: Bearer <token>". Errors are JSON {"error": "...", "code":
 // "..."} with a matching status, unknown paths and methods included (see
-// router).
+// router). With Config.HTTPClientCert, a request without a verified
+// client certificate gets 403 client_cert_required, but on /healthz and
+// /readyz. For HTTPS, serve it on a tls.NewListener; for plain text, on
+// PlaintextListener; with ErrorLog set to HTTPErrorLog.
 func (s *Server) Handler() http.Handler {
 	rt := newRouter(s.m.httpRequest)
 	rt.handle("GET /v1/ids", "ids", s.handleIDs, "n", "seq")
@@ -49,6 +52,9 @@ func (s *Server) Handler() http.Handler {
 	if s.cfg.Registry != nil {
 		h := promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{Registry: s.cfg.Registry})
 		rt.handleFunc("GET /metrics", "", h.ServeHTTP)
+	}
+	if s.cfg.HTTPClientCert {
+		return s.requireClientCert(rt)
 	}
 	return rt
 }

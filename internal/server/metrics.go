@@ -23,6 +23,7 @@ type metrics struct {
 	closedBy    *prometheus.CounterVec
 	authFailure prometheus.Counter
 	grpcHandled *prometheus.CounterVec
+	tlsErrors   *prometheus.CounterVec
 
 	// Children resolved once for the binary protocol's and gRPC's hot
 	// paths.
@@ -59,7 +60,7 @@ func newMetrics(s *Server, reg *prometheus.Registry, version, revision string) (
 		}),
 		closedBy: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "floe_connections_closed_total",
-			Help: "Binary-protocol connections closed, by reason: eof, idle, auth_timeout, unauthorized, bad_request, limit (over the connection limit), clock, ceiling, time_exhausted, format, not_ready, shutdown, write, error.",
+			Help: "Binary-protocol connections closed, by reason: eof, idle, auth_timeout, unauthorized, bad_request, limit (over the connection limit), clock, ceiling, time_exhausted, format, not_ready, shutdown, write, error; over TLS plaintext_on_tls, tls_on_plaintext, client_cert, tls_handshake (see floe_tls_errors_total).",
 		}, []string{"reason"}),
 		authFailure: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "floe_auth_failures_total", Help: "Connections, HTTP requests and gRPC calls refused for a missing or wrong token.",
@@ -68,6 +69,10 @@ func newMetrics(s *Server, reg *prometheus.Registry, version, revision string) (
 			Name: "floe_grpc_server_handled_total",
 			Help: "gRPC calls completed, by type (unary, server_stream, bidi_stream), service, method and status code name (OK, InvalidArgument, ...), as go-grpc-middleware's grpc_server_handled_total.",
 		}, []string{"grpc_type", "grpc_service", "grpc_method", "grpc_code"}),
+		tlsErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "floe_tls_errors_total",
+			Help: "Connections closed for TLS, by listener (noeq, http, grpc) and reason: plaintext_on_tls (a plaintext client on a TLS port), tls_on_plaintext (a TLS client on a plaintext port), client_cert (a client certificate missing or refused), tls_handshake (any other failed handshake).",
+		}, []string{"proto", "reason"}),
 	}
 	m.noeqOK = m.requests.WithLabelValues("noeq", "ids", "ok")
 	m.noeqBatch = m.batch.WithLabelValues("noeq")
@@ -87,7 +92,7 @@ func newMetrics(s *Server, reg *prometheus.Registry, version, revision string) (
 	info.Set(1)
 	for _, c := range []prometheus.Collector{
 		m.requests, m.batch, m.duration, m.open, m.accepted, m.closedBy, m.authFailure,
-		m.grpcHandled, info, collector{s},
+		m.grpcHandled, m.tlsErrors, info, collector{s},
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
