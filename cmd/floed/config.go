@@ -88,6 +88,12 @@ type Config struct {
 	RedisPassword     string
 	RedisPasswordFile string
 
+	// TLS on floed's own listeners (servetls.go).
+	TLSCert     string        // certificate chain, PEM; with TLSKey, every listener serves TLS
+	TLSKey      string        // its key, PEM
+	TLSClientCA string        // CAs of the client certificates required (mutual TLS), PEM
+	TLSReload   time.Duration // how often the files are checked for a change
+
 	etcdTLS  *tls.Config // from the flags above by ParseFlags; nil: plain
 	redisTLS *tls.Config
 
@@ -165,6 +171,10 @@ var envVars = []struct{ flag, name string }{
 	{"redis-user", "FLOE_REDIS_USER"},
 	{"redis-password", "FLOE_REDIS_PASSWORD"},
 	{"redis-password-file", "FLOE_REDIS_PASSWORD_FILE"},
+	{"tls-cert", "FLOE_TLS_CERT"},
+	{"tls-key", "FLOE_TLS_KEY"},
+	{"tls-client-ca", "FLOE_TLS_CLIENT_CA"},
+	{"tls-reload-interval", "FLOE_TLS_RELOAD_INTERVAL"},
 }
 
 // tokenVars hold the default sequence's token, which has no flag: floe's
@@ -245,6 +255,9 @@ func (c *Config) ParseFlags(args []string, lookup func(string) (string, bool), s
 		return err
 	}
 	if err := c.loadCoordSecurity(); err != nil {
+		return err
+	}
+	if err := c.checkTLS(); err != nil {
 		return err
 	}
 	_, err := c.serverConfig()
@@ -489,6 +502,7 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	fs.Var(textFlag{&c.RedisUser, "a user name", nil}, "redis-user", "authenticate to Redis as this ACL `user` (with --redis-password or --redis-password-file)")
 	fs.Var(secretFlag{&c.RedisPassword}, "redis-password", "the `password` of --redis-user, or without it of the default user (requirepass); prefer --redis-password-file, since arguments show in ps")
 	file(&c.RedisPasswordFile, "redis-password-file", "read the Redis password from this `file` (a trailing newline is dropped)")
+	c.tlsFlags(fs)
 
 	for _, v := range envVars {
 		if f := fs.Lookup(v.flag); f != nil {

@@ -22,6 +22,9 @@
 // (--listen :4444: address already in use), with nothing claimed or
 // written.
 //
+// --tls-cert and --tls-key serve TLS on every listener; SIGHUP then reads
+// the files again, as a change of their size or modification time does.
+//
 // The first SIGINT or SIGTERM shuts down gracefully: stop accepting, finish
 // the replies in flight, record the clean stop, exit. A second one exits at
 // once.
@@ -29,6 +32,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,6 +43,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -84,6 +89,22 @@ func main() {
 		os.Exit(1)
 	}()
 
+	if m.Config.TLSCert != "" {
+		// SIGHUP reloads the TLS files; without TLS it keeps its default
+		// action.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		go func() {
+			for range hup {
+				// Run stores tls after it set Logger.
+				if lt := m.tls.Load(); lt != nil {
+					m.Logger.Info("SIGHUP: reloading the TLS files")
+					lt.reload()
+				}
+			}
+		}()
+	}
+
 	if err := m.Run(ctx); err != nil {
 		// Once, as a log line: in the log's format, next to the lines
 		// that led to it.
@@ -99,6 +120,8 @@ type Main struct {
 	// floor, set by a first start under --first-start wait, raises the
 	// server's floor above Config.TimeOfDeath.
 	floor time.Time
+	// tls is the listeners' TLS once Run has read it, for SIGHUP.
+	tls atomic.Pointer[listenerTLS]
 
 	stderr io.Writer
 }
@@ -131,6 +154,11 @@ func (m *Main) Run(ctx context.Context) error {
 	// coordinator: a port that is taken then stops the start with nothing
 	// claimed or written, and the next start has no reservation to wait
 	// out.
+	lt, err := c.tlsConfigs(m.Logger)
+	if err != nil {
+		return err
+	}
+	scfg.HTTPClientCert = lt.web != nil && c.TLSClientCA != ""
 	binL, httpL, grpcL, err := c.listen()
 	if err != nil {
 		return err
@@ -205,25 +233,38 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	defer srv.Close()
 
+	m.tls.Store(lt)
+	lt.run(ctx, c.TLSReload, reg)
+
 	errc := make(chan error, 3)
 	serving = true
-	if binL != nil {
+	if binL != nil && lt.bin != nil {
+		go func() { errc <- srv.ServeTLS(binL, lt.bin) }()
+	} else if binL != nil {
 		go func() { errc <- srv.Serve(binL) }()
 	}
 	// DisableGeneralOptionsHandler: "OPTIONS *" goes to the handler, which
 	// answers 405 as for any method a path does not answer; net/http would
 	// answer 200 itself.
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, DisableGeneralOptionsHandler: true}
-	if httpL != nil {
-		go func() { errc <- hs.Serve(httpL) }()
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, DisableGeneralOptionsHandler: true,
+		ErrorLog: srv.HTTPErrorLog()}
+	switch {
+	case httpL != nil && lt.web != nil:
+		go func() { errc <- hs.Serve(tls.NewListener(httpL, lt.web)) }()
+	case httpL != nil:
+		go func() { errc <- hs.Serve(srv.PlaintextListener(httpL, "http")) }()
 	}
-	if grpcL != nil {
-		go func() { errc <- srv.ServeGRPC(grpcL) }()
+	switch {
+	case grpcL != nil && lt.bin != nil:
+		go func() { errc <- srv.ServeGRPCTLS(grpcL, lt.bin) }()
+	case grpcL != nil:
+		go func() { errc <- srv.ServeGRPC(srv.PlaintextListener(grpcL, "grpc")) }()
 	}
 	if co == nil {
 		m.Logger.Info("single node", "worker_id", c.Worker, "datacenter_id", c.Datacenter)
 	}
 	m.Logger.Info("floed serving", "version", build.Version, "revision", buildinfo.ShortRevision(build.Revision), "listen", addrString(binL), "http", addrString(httpL), "grpc", addrString(grpcL),
+		"tls", lt.watcher != nil, "mutual_tls", c.TLSClientCA != "",
 		"state", statePath, "clock_policy", c.Policy.String(),
 		"reserve_window", c.Window, "sequences", len(seqs))
 
