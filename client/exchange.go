@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
+	"net"
 	"fmt"
 	"io"
 	"time"
@@ -87,11 +89,32 @@ func (c *Client) dial(ctx context.Context, ep *endpoint) (*conn, string, error) 
 	if err != nil {
 		return nil, addr, err
 	}
+	if c.opts.tls != nil {
+		if nc, err = c.handshake(ctx, ep, nc); err != nil {
+			return nil, addr, err
+		}
+	}
 	cn := &conn{nc: nc, ep: ep, addr: addr, gen: ep.gen.Load(), authed: c.opts.token == ""}
 	if err := c.pool.add(cn); err != nil {
 		return nil, addr, err
 	}
 	return cn, addr, nil
+}
+
+// handshake runs the TLS handshake on nc, a new connection to ep, and
+// returns the TLS connection; it closes nc on failure.
+func (c *Client) handshake(ctx context.Context, ep *endpoint, nc net.Conn) (net.Conn, error) {
+	cfg := c.opts.tls
+	if cfg.ServerName == "" {
+		cfg = cfg.Clone()
+		cfg.ServerName = ep.host
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("TLS handshake with %s: %w", ep.addr, err)
+	}
+	return tc, nil
 }
 
 // exchange asks cn for len(out) IDs, in rounds of up to window pipelined

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -24,6 +25,7 @@ type options struct {
 	poolSize    int
 	dialer      func(ctx context.Context, network, addr string) (net.Conn, error)
 	resolve     time.Duration
+	tls         *tls.Config // nil: plain TCP
 
 	// Failover, grouped as nats groups its reconnect knobs.
 	attempts    int
@@ -130,6 +132,22 @@ func (o *options) check() error {
 // sees as a failed attempt.
 func WithToken(token string) Option {
 	return func(o *options) { o.token = token }
+}
+
+// WithTLS makes every connection TLS with cfg: the binary protocol's
+// frames, unchanged, inside it, as floed --tls-cert serves them. Without
+// cfg.ServerName the certificate is checked against each address's host
+// as given to New. The handshake counts in the dial, which
+// WithDialTimeout bounds. cfg is cloned; nil turns TLS off, the default.
+// tlsfile.ClientConfig reads a CA file and a client certificate into
+// one.
+func WithTLS(cfg *tls.Config) Option {
+	return func(o *options) {
+		o.tls = nil
+		if cfg != nil {
+			o.tls = cfg.Clone()
+		}
+	}
 }
 
 // WithDialTimeout bounds each dial, including the lookup of a DNS name; the
