@@ -3,9 +3,9 @@ package client
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/floeid/floe/id64"
