@@ -26,6 +26,7 @@ const adminTimeout = 10 * time.Second
 // adminFlags holds the flags every admin subcommand has.
 type adminFlags struct {
 	addr, token string
+	tls         tlsFlags
 }
 
 // register adds -addr and -token to fs. Their environment defaults are read
@@ -33,6 +34,7 @@ type adminFlags struct {
 func (f *adminFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", "", "floed's HTTP address: a `URL`, or host:port (default $FLOE_ADMIN_ADDR, else "+defaultAdminAddr+")")
 	fs.StringVar(&f.token, "token", "", "admin `token` (default $FLOE_ADMIN_TOKEN)")
+	f.tls.register(fs)
 }
 
 // client returns an adminClient for the flags parsed into fs, falling back
@@ -53,7 +55,20 @@ func (f *adminFlags) client(fs *flag.FlagSet) (*adminClient, error) {
 	if !tokenSet {
 		token = os.Getenv("FLOE_ADMIN_TOKEN")
 	}
-	return newAdminClient(addr, token)
+	cfg, err := f.tls.config()
+	if err != nil {
+		return nil, err
+	}
+	if cfg != nil && !strings.Contains(addr, "://") {
+		addr = "https://" + addr
+	} else if cfg != nil && strings.HasPrefix(addr, "http://") {
+		addr = "https://" + strings.TrimPrefix(addr, "http://")
+	}
+	c, err := newAdminClient(addr, token)
+	if err == nil && cfg != nil {
+		c.hc.Transport = &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: true}
+	}
+	return c, err
 }
 
 // adminClient calls the admin API of one floed, under /v1/admin/.

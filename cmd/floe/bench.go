@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"crypto/tls"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -44,6 +45,7 @@ type benchConfig struct {
 	layoutName  string
 	output      string // text or json
 	progress    bool
+	tls         *tls.Config // nil: plain TCP
 }
 
 // runBench runs "floe bench", a load generator for any server of the noeq
@@ -167,6 +169,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.StringVar(&cfg.output, "o", "text", "output: text or json")
 	fs.StringVar(&cfg.http, "http", "", "load-test floed's HTTP API at this host:port instead (GET /v1/ids?seq=&n=, any format), in place of -addr")
 	fs.StringVar(&cfg.seq, "seq", "", "the sequence to load-test over -http (default: the server's default sequence)")
+	var tf tlsFlags
+	tf.register(fs)
 	progress := fs.String("progress", "auto", "live progress line on stderr: auto (when stderr is a terminal), on or off")
 	err := parseFlags(fs, args)
 	if err != nil {
@@ -228,9 +232,16 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	default:
 		return bad("-progress %q: want auto, on or off", *progress)
 	}
+	if cfg.tls, err = tf.config(); err != nil {
+		return bad("%v", err)
+	}
 	if cfg.http != "" {
-		if cfg.http, err = benchHTTPAddr(cfg.http); err != nil {
+		var https bool
+		if cfg.http, https, err = benchHTTPAddr(cfg.http); err != nil {
 			return bad("-http: %v", err)
+		}
+		if https && cfg.tls == nil {
+			cfg.tls = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
 	}
 	cfg.token = *token
@@ -260,6 +271,13 @@ func benchDial(cfg *benchConfig) ([]*benchConn, error) {
 	conns := make([]*benchConn, cfg.conns)
 	for i := range conns {
 		c, err := net.DialTimeout("tcp", addr, cfg.timeout)
+		if err == nil && cfg.tls != nil {
+			_ = c.SetDeadline(time.Now().Add(cfg.timeout))
+			var tc net.Conn
+			if tc, err = tlsDial(c, addr, cfg.tls); err == nil {
+				c = tc
+			}
+		}
 		if err == nil && auth != nil {
 			_ = c.SetWriteDeadline(time.Now().Add(cfg.timeout))
 			_, err = c.Write(auth)

@@ -133,29 +133,39 @@ func (f *benchFormat) tick(t time.Time) int64 {
 }
 
 // benchHTTPAddr returns the host:port of an -http value: host:port, or
-// http://host:port with no path.
-func benchHTTPAddr(s string) (string, error) {
+// http://host:port or https://host:port with no path, and whether it is
+// https.
+func benchHTTPAddr(s string) (string, bool, error) {
+	https := false
 	if strings.Contains(s, "://") {
 		u, err := url.Parse(s)
 		switch {
 		case err != nil:
-			return "", err
-		case u.Scheme != "http":
-			return "", fmt.Errorf("%q: want host:port or http://host:port (no TLS)", s)
+			return "", false, err
+		case u.Scheme != "http" && u.Scheme != "https":
+			return "", false, fmt.Errorf("%q: want host:port, http://host:port or https://host:port", s)
 		case u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.User != nil:
-			return "", fmt.Errorf("%q: want host:port or http://host:port, without a path, query or user", s)
+			return "", false, fmt.Errorf("%q: want host:port or http://host:port, without a path, query or user", s)
 		}
-		s = u.Host
+		s, https = u.Host, u.Scheme == "https"
 	}
 	if _, _, err := net.SplitHostPort(s); err != nil {
-		return "", fmt.Errorf("%q: want host:port: %v", s, err)
+		return "", false, fmt.Errorf("%q: want host:port: %v", s, err)
 	}
-	return s, nil
+	return s, https, nil
+}
+
+// scheme is the run's URL scheme over HTTP.
+func (cfg *benchConfig) scheme() string {
+	if cfg.tls != nil {
+		return "https"
+	}
+	return "http"
 }
 
 // target names the run's requests in its report.
 func (cfg *benchConfig) target() string {
-	u := "http://" + cfg.http + "/v1/ids"
+	u := cfg.scheme() + "://" + cfg.http + "/v1/ids"
 	if cfg.seq != "" {
 		u += "?seq=" + url.QueryEscape(cfg.seq)
 	}
@@ -175,7 +185,10 @@ type benchSequences struct {
 // and sets cfg.format and cfg.request from it.
 func benchResolve(cfg *benchConfig) error {
 	client := &http.Client{Timeout: cfg.timeout}
-	u := "http://" + cfg.http + "/v1/sequences"
+	if cfg.tls != nil {
+		client.Transport = &http.Transport{TLSClientConfig: cfg.tls.Clone()}
+	}
+	u := cfg.scheme() + "://" + cfg.http + "/v1/sequences"
 	req, err := http.NewRequest(http.MethodGet, u, nil)
 	if err != nil {
 		return err

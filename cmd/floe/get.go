@@ -27,6 +27,8 @@ func runGet(args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 5*time.Second, "time limit for the whole command")
 	out := fs.String("o", "text", "output: text (one decimal ID per line) or json (an array of strings)")
 	layout := fs.String("layout", "twitter", "layout of the IDs the daemons issue (of the sequence the token selects), by which a reply's time is checked: "+id64.LayoutHelp)
+	var tf tlsFlags
+	tf.register(fs)
 	maxSkew := fs.Duration("max-skew", 10*time.Minute, "reject IDs whose time lies further than this `duration` from the local clock, ahead or behind: they are not IDs from a live daemon of -layout")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -57,7 +59,11 @@ func runGet(args []string, stdout, stderr io.Writer) error {
 			addrs = append(addrs, a)
 		}
 	}
-	opts := []client.Option{client.WithLayout(l), client.WithMaxSkew(*maxSkew)}
+	tlsCfg, err := tf.config()
+	if err != nil {
+		return err
+	}
+	opts := []client.Option{client.WithLayout(l), client.WithMaxSkew(*maxSkew), client.WithTLS(tlsCfg)}
 	if *token != "" {
 		opts = append(opts, client.WithToken(*token))
 	}

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -145,9 +146,16 @@ func tryStart(t testing.TB, env []string, args []string) *floed {
 		}
 	})
 	deadline := time.Now().Add(startDeadline)
+	health, hc := "http://"+web+"/healthz", httpClient
+	if slices.Contains(args, "--tls-cert") {
+		// /healthz answers over HTTPS, without a client certificate
+		// under --tls-client-ca too; who serves it is checked below.
+		health, hc = "https://"+web+"/healthz", &http.Client{Timeout: 10 * time.Second,
+			Transport: &http.Transport{DisableKeepAlives: true, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	}
 	for time.Now().Before(deadline) {
 		healthy := false
-		if resp, err := httpClient.Get("http://" + web + "/healthz"); err == nil {
+		if resp, err := hc.Get(health); err == nil {
 			resp.Body.Close()
 			healthy = resp.StatusCode == http.StatusOK
 		}
