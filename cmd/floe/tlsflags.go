@@ -13,7 +13,7 @@ import (
 // same for the binary protocol (get, bench), HTTP (bench -http, seq, node)
 // and every other.
 type tlsFlags struct {
-	on                          bool
+	on                        bool
 	ca, cert, key, serverName string
 }
 
