@@ -306,7 +306,7 @@ func TestBenchHTTP_BadFlags(t *testing.T) {
 		{[]string{"-http", "localhost:4445", "-layout", "twitter"}, "floe bench: -layout is for the binary protocol"},
 		{[]string{"-http", "localhost:4445", "-b", "0"}, "floe bench: -b 0: want 1..1048576"},
 		{[]string{"-http", "localhost"}, `floe bench: -http: "localhost": want host:port`},
-		{[]string{"-http", "https://localhost:4445"}, "(no TLS)"},
+		{[]string{"-http", "ftp://localhost:4445"}, "want host:port, http://host:port or https://host:port"},
 		{[]string{"-http", "http://localhost:4445/v1/ids"}, "without a path"},
 		{[]string{"-http", "localhost:4445", "-token", "a\r\nX: y"}, "floe bench: -token: a control character"},
 	}

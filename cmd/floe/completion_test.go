@@ -65,7 +65,7 @@ func TestCompletion_Bash(t *testing.T) {
 		{"subcommands", []string{"seq", ""}, []string{"create", "list", "destroy"}},
 		{"flags", []string{"new", "-form"}, []string{"-format"}},
 		{"double-dash flags", []string{"redis", "init", "--sh"}, []string{"--shard"}},
-		{"a subcommand's flags", []string{"seq", "destroy", "-"}, []string{"-addr", "-token", "-yes"}},
+		{"a subcommand's flags", []string{"seq", "destroy", "-"}, []string{"-addr", "-tls", "-tls-ca", "-tls-cert", "-tls-key", "-tls-server-name", "-token", "-yes"}},
 		{"flag value left to the user", []string{"new", "-format", ""}, nil},
 		{"help topics", []string{"help", "no"}, []string{"node"}},
 		{"shells", []string{"completion", "z"}, []string{"zsh"}},
