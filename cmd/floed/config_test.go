@@ -348,6 +348,14 @@ func TestConfig_ParseFlagsEnv(t *testing.T) {
 		{name: "kubeconfig empty", env: "FLOE_KUBECONFIG", value: "", with: kube, wantErr: "want a file name"},
 		{name: "kube namespace", env: "FLOE_KUBE_NAMESPACE", value: "ids", with: kube, field: "KubeNamespace", want: "ids"},
 		{name: "kube namespace empty", env: "FLOE_KUBE_NAMESPACE", value: "", with: kube, wantErr: "want a namespace name"},
+		{name: "tls cert", env: "FLOE_TLS_CERT", value: pair.CertFile, with: map[string]string{"FLOE_TLS_KEY": pair.KeyFile}, field: "TLSCert", want: pair.CertFile},
+		{name: "tls cert empty", env: "FLOE_TLS_CERT", value: "", wantErr: "want a file name"},
+		{name: "tls key", env: "FLOE_TLS_KEY", value: pair.KeyFile, with: map[string]string{"FLOE_TLS_CERT": pair.CertFile}, field: "TLSKey", want: pair.KeyFile},
+		{name: "tls key empty", env: "FLOE_TLS_KEY", value: "", wantErr: "want a file name"},
+		{name: "tls client ca", env: "FLOE_TLS_CLIENT_CA", value: ca.CertFile, with: map[string]string{"FLOE_TLS_CERT": pair.CertFile, "FLOE_TLS_KEY": pair.KeyFile}, field: "TLSClientCA", want: ca.CertFile},
+		{name: "tls client ca empty", env: "FLOE_TLS_CLIENT_CA", value: "", wantErr: "want a file name"},
+		{name: "tls reload interval", env: "FLOE_TLS_RELOAD_INTERVAL", value: "1s", field: "TLSReload", want: time.Second},
+		{name: "tls reload interval zero", env: "FLOE_TLS_RELOAD_INTERVAL", value: "0s", wantErr: "want a duration above zero"},
 	}
 	flags := make(map[string]string) // variable -> flag
 	for _, v := range envVars {
