@@ -51,16 +51,15 @@ func (h *countLog) count(msg string) int {
 
 // tlsServer is a server with its three listeners, over TLS or not.
 type tlsServer struct {
-	s              *Server
-	reg            *prometheus.Registry
-	log            *countLog
-	bin, web, rpc  string // addresses
-	ca             *tlstest.CA
-	watcher        *tlsfile.Watcher
-	certDir        string // where the watched certificate and key are
-	cert, key      string
-	client         *tls.Config // a client of the CA, with a certificate
-	https, grpcTLS bool
+	s             *Server
+	reg           *prometheus.Registry
+	log           *countLog
+	bin, web, rpc string // addresses
+	ca            *tlstest.CA
+	watcher       *tlsfile.Watcher
+	certDir       string // where the watched certificate and key are
+	cert, key     string
+	client        *tls.Config // a client of the CA, with a certificate
 }
 
 // newTLSServer starts a server whose listeners serve TLS, with client
