@@ -46,8 +46,10 @@ increasing("Next", res.ids64)
 print(f"next: {len(res.ids64)} ids of {res.sequence}, {pb.Format.Name(res.format)}, increasing")
 
 call = stream(pb.StreamRequest(sequence=o.seq, count=10), metadata=auth(o.token), timeout=10)
-for messages, msg in enumerate(call, 1):
+messages = 0
+for msg in call:
     increasing("Stream", msg.ids64)
+    messages += 1
     if messages == 3:
         call.cancel()
         break
