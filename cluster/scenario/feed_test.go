@@ -61,7 +61,7 @@ type batch struct {
 	who  string
 	sent time.Time // when the request was sent
 	at   time.Time // when the reply arrived
-	ids []uint64  // as the ledger keys them: an id128 by nodeKey128
+	ids  []uint64  // as the ledger keys them: an id128 by nodeKey128
 }
 
 // Back-offs of a feed's connection: a daemon without a worker ID closes
