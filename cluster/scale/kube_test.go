@@ -288,7 +288,9 @@ func kubeSum(nodes []*kubeNode) verbCounts {
 	return s
 }
 
-func (c *countingKube) Leases(ns string) kube.Leases { return countingLeases{c.LeasesGetter.Leases(ns), c} }
+func (c *countingKube) Leases(ns string) kube.Leases {
+	return countingLeases{c.LeasesGetter.Leases(ns), c}
+}
 
 type countingLeases struct {
 	kube.Leases
