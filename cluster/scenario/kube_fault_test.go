@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/internal/faultproxy"
 	"github.com/floeid/floe/sequencer"
 )
 
@@ -189,14 +190,21 @@ func (k *kubeEnv) answering(t *testing.T, d time.Duration) time.Time {
 	return time.Now()
 }
 
-// A black hole between one node and the API server (the node reaches it
-// through a fault proxy of its own, which drops every byte both ways and
-// resets nothing): the node stops issuing within the TTL and goes not
-// ready within TTL + 1 s; a standby takes its worker ID once it saw the
-// Lease unchanged for the lease duration, above its reservation; the
-// application, on the API server directly, serves throughout; and once
-// the network heals the node claims again, another ID, within healBound.
+// One node stops hearing from the API server, which it reaches through a
+// fault proxy of its own: a black hole (every byte dropped both ways,
+// nothing reset) or a freeze (everything held back, and delivered once it
+// ends: its stale renewals then meet another's claim). The node stops
+// issuing within the TTL and goes not ready within TTL + 1 s; a standby
+// takes its worker ID once it saw the Lease unchanged for the lease
+// duration, above its reservation; the application, on the API server
+// directly, serves throughout; and once the network heals the node claims
+// again, another ID, within healBound.
 func TestKube_Partition(t *testing.T) {
+	t.Run("black hole", func(t *testing.T) { kubePartition(t, (*faultproxy.Proxy).Blackhole) })
+	t.Run("frozen", func(t *testing.T) { kubePartition(t, (*faultproxy.Proxy).Freeze) })
+}
+
+func kubePartition(t *testing.T, fault func(p *faultproxy.Proxy, on bool)) {
 	const id, spare = 3, 7
 	k := startKube(t, "partition")
 	ds := k.defineDefault(t)
@@ -219,7 +227,7 @@ func TestKube_Partition(t *testing.T) {
 	log := ds.watchLease(t, id)
 	time.Sleep(time.Second)
 
-	proxy.Blackhole(true)
+	fault(proxy, true)
 	cut := time.Now()
 	if !a.WaitReady(ttl+time.Second, false) {
 		t.Fatalf("a still ready %v after it was cut off from the API server", ttl+time.Second)
