@@ -26,7 +26,10 @@ import (
 	"github.com/floeid/floe/workerid/kube"
 )
 
-var kubeNFlag = flag.Int("scale.kube", 256, "TestScaleKube: sequencers started at once on one API server, 1..1024")
+var (
+	kubeNFlag    = flag.Int("scale.kube", 256, "TestScaleKube: sequencers started at once on one API server, 1..1024")
+	kubeWaitFlag = flag.Duration("scale.kube.wait", 10*time.Minute, "TestScaleKube: how long the sequencers may take to serve")
+)
 
 // The kube pods' configuration: kube.Config's default TTL, the
 // sequencer's default window.
@@ -47,8 +50,10 @@ func TestScaleKube(t *testing.T) {
 	}
 	api := kubetest.Start(t)
 	ns, rc := api.Namespace(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), *kubeWaitFlag+5*time.Minute)
 	t.Cleanup(cancel)
+	startCtx, startCancel := context.WithTimeout(ctx, *kubeWaitFlag)
+	defer startCancel()
 	def, err := sequencer.Snowcast(epoch, maxSequencers)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +91,7 @@ func TestScaleKube(t *testing.T) {
 	for _, nd := range nodes {
 		wg.Go(func() {
 			<-start
-			nd.open(ctx, ns, cluster, name, def)
+			nd.open(startCtx, ns, cluster, name, def)
 		})
 	}
 	api0 := apiCounters(t, api.Admin())
@@ -103,6 +108,14 @@ func TestScaleKube(t *testing.T) {
 	}
 	report(t, "starting", errs)
 	if len(errs) > 0 {
+		var failed []error
+		for _, nd := range plain {
+			failed = append(failed, nd.failed...)
+		}
+		t.Logf("%d of %d pods serving after %v; %d Opens failed, most often:", n-len(errs), n, allServing.Round(time.Second), len(failed))
+		for _, k := range kinds(failed, 5) {
+			t.Log("  " + k)
+		}
 		t.FailNow()
 	}
 	held := make(map[int]int)
