@@ -282,15 +282,6 @@ func (s *kubeSeq) reservation(t *testing.T, id int) (r, last uint64) {
 	return parse("floe.dev/reserved"), parse("floe.dev/last")
 }
 
-// holder returns the holder identity of a worker ID's Lease, "" when free.
-func (s *kubeSeq) holder(t *testing.T, id int) string {
-	t.Helper()
-	if l := s.lease(t, id); l != nil && l.Spec.HolderIdentity != nil {
-		return *l.Spec.HolderIdentity
-	}
-	return ""
-}
-
 // closable is a client whose requests all fail once closed, as a killed
 // process's do: the renewals of its leases stop.
 type closable struct {
