@@ -39,6 +39,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -364,9 +365,47 @@ func (s *APIServer) NamespaceWith(tb testing.TB, rules []rbacv1.PolicyRule) (str
 			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "floe", Namespace: name}},
 		}, metav1.CreateOptions{})
 		must("binding the Role", err)
+		must("waiting for the Role to apply", s.waitAllowed(ctx, cs, name, rules))
 	}
 	token := s.Token(tb, name, "floe", time.Hour)
 	return name, s.config(token)
+}
+
+// waitAllowed waits until the authorizer allows the service account
+// "floe" of namespace every verb of rules: RBAC reads Roles and
+// RoleBindings from a watch cache, so a binding just written may not
+// apply yet, and the account's first requests would be forbidden.
+func (s *APIServer) waitAllowed(ctx context.Context, cs kubernetes.Interface, namespace string, rules []rbacv1.PolicyRule) error {
+	for _, r := range rules {
+		for _, group := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, verb := range r.Verbs {
+					sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+						User:   "system:serviceaccount:" + namespace + ":floe",
+						Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+						ResourceAttributes: &authorizationv1.ResourceAttributes{
+							Namespace: namespace, Verb: verb, Group: group, Resource: res,
+						},
+					}}
+					for {
+						got, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+						if err != nil {
+							return err
+						}
+						if got.Status.Allowed {
+							break
+						}
+						select {
+						case <-ctx.Done():
+							return fmt.Errorf("%s %s.%s not allowed: %w", verb, res, group, ctx.Err())
+						case <-time.After(20 * time.Millisecond):
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Token returns a token of the service account namespace/account, valid

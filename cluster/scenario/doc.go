@@ -21,6 +21,20 @@
 // partition from etcd) on floed nodes serving an id128 sequence, which
 // its clients fetch over HTTP.
 //
+// The TestKube scenarios (kube_*_test.go) run floed nodes with --kube
+// --kubeconfig, and applications on a kube.Catalog, against a real
+// kube-apiserver (cluster/kubetest), as a service account whose only
+// rights are floe's Role: a holder killed (its Lease taken over only once
+// a claimer saw it unchanged for the lease duration, which a watch of the
+// Lease times), paused past its lease and continued, black-holed from the
+// API server through a fault proxy of its own and healed, the API server
+// restarted (SIGTERM and SIGKILL) and its etcd stopped and restarted
+// under load, a graceful handoff, and a named sequence destroyed and
+// created again while a member serving it is cut off. TestSeq_Kube runs
+// the in-process sequencer scenarios on the Kubernetes API. Their feeds
+// also check that no ID is stamped before its request was sent
+// (checkStamps).
+//
 // The package has tests only. Timings are short (2 s leases, 1 s
 // reservation windows) so that the whole package runs in a few minutes.
 package scenario

@@ -58,9 +58,10 @@ type dest struct {
 
 // batch is one reply.
 type batch struct {
-	who string
-	at  time.Time // when the reply arrived
-	ids []uint64  // as the ledger keys them: an id128 by nodeKey128
+	who  string
+	sent time.Time // when the request was sent
+	at   time.Time // when the reply arrived
+	ids  []uint64  // as the ledger keys them: an id128 by nodeKey128
 }
 
 // Back-offs of a feed's connection: a daemon without a worker ID closes
@@ -131,6 +132,7 @@ func (f *feed) run() {
 		}
 		served := false
 		for !f.stopped() && f.dest.Load() == d {
+			sent := time.Now()
 			ids, err := c.Fetch(f.opts.count)
 			if err != nil {
 				if errors.Is(err, errBadReply) {
@@ -139,7 +141,7 @@ func (f *feed) run() {
 				break
 			}
 			served = true
-			f.record(d.who, ids)
+			f.record(d.who, sent, ids)
 			if f.opts.pause > 0 {
 				time.Sleep(f.opts.pause)
 			}
@@ -172,10 +174,12 @@ func (f *feed) dial(addr string) (fetcher, error) {
 	return c, nil
 }
 
-func (l *batchLog) record(who string, ids []uint64) {
+// record adds the IDs of a request sent at sent, whose reply just
+// arrived.
+func (l *batchLog) record(who string, sent time.Time, ids []uint64) {
 	l.led.Add(who, ids...)
 	l.mu.Lock()
-	l.batches = append(l.batches, batch{who: who, at: time.Now(), ids: ids})
+	l.batches = append(l.batches, batch{who: who, sent: sent, at: time.Now(), ids: ids})
 	l.mu.Unlock()
 }
 
@@ -265,5 +269,33 @@ func aboveAfterFault(t *testing.T, id int, aHi uint64, sources ...[]batch) {
 				}
 			}
 		}
+	}
+}
+
+// stampSlack is how far a tick may end before its request was sent
+// without counting as stamped early: floed's MonotonicClock follows the
+// wall clock it anchored to at its start and compares with it once a
+// second, so a wall clock NTP slews faster (500 ppm at most) leaves it
+// behind the test's by 0.5 ms at most.
+const stampSlack = time.Millisecond
+
+// checkStamps fails the test on any ID of bs (Twitter layout) stamped
+// before it was asked for: whose tick ended before its request was sent,
+// as an ID of a stale clock or of an old term would be.
+func checkStamps(t *testing.T, bs []batch) {
+	t.Helper()
+	early := 0
+	for _, b := range bs {
+		for _, id := range b.ids {
+			if end := tickTime(floedproc.Tick(id) + 1); !end.After(b.sent.Add(-stampSlack)) {
+				if early++; early <= 5 {
+					t.Errorf("%s: ID %d of tick %d (ended %v) stamped %v before its request was sent at %v",
+						b.who, id, floedproc.Tick(id), end.Format("15:04:05.000"), b.sent.Sub(end), b.sent.Format("15:04:05.000"))
+				}
+			}
+		}
+	}
+	if early > 5 {
+		t.Errorf("%d IDs in all stamped before their request", early)
 	}
 }

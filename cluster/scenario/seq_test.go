@@ -106,6 +106,7 @@ type seqProc struct {
 	*sequencer.Sequencer
 	who         string
 	format      sequencer.Format // immutable: Format64 or Format128
+	stamped     bool             // immutable: its feeds check that no ID is stamped before its call (checkStamps)
 	closeClient func()
 }
 
@@ -414,6 +415,9 @@ func startSeqFeed(t *testing.T, led *floedproc.Ledger, p *seqProc, callers int) 
 			t.Errorf("%s: %v", p.who, err)
 		}
 	})
+	if p.stamped && p.format != sequencer.Format128 {
+		t.Cleanup(func() { checkStamps(t, f.all(p.who)) })
+	}
 	for range callers {
 		f.wg.Go(f.run)
 	}
@@ -429,6 +433,7 @@ func (f *seqFeed) run() {
 		default:
 		}
 		ids := make([]uint64, 0, seqBurst)
+		sent := time.Now()
 		for range seqBurst {
 			id, err := f.next()
 			if err != nil {
@@ -438,7 +443,7 @@ func (f *seqFeed) run() {
 			ids = append(ids, id)
 		}
 		if len(ids) > 0 {
-			f.record(f.sq.who, ids)
+			f.record(f.sq.who, sent, ids)
 		}
 		time.Sleep(seqPause)
 	}

@@ -105,7 +105,8 @@ func restClient(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, err
 	c.GroupVersion = &gv
 	c.NegotiatedSerializer = codecs.WithoutConversion()
 	if c.ContentType == "" {
-		c.ContentType = runtime.ContentTypeJSON
+		c.ContentType = runtime.ContentTypeProtobuf
+		c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 	}
 	rc, err := rest.RESTClientFor(c)
 	if err != nil {

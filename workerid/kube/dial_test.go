@@ -1,9 +1,16 @@
 package kube
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
+	coordv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -37,5 +44,35 @@ func TestNewClient(t *testing.T) {
 	}
 	if _, err := NewClient(nil); err != ErrNoClient {
 		t.Fatalf("NewClient(nil): %v, want ErrNoClient", err)
+	}
+}
+
+// TestNewClient_Protobuf: a Client sends and asks for protobuf, which
+// costs the API server and the client less CPU than JSON for a claim's
+// list of a generation's Leases (cluster/scale TestScaleKube).
+func TestNewClient_Protobuf(t *testing.T) {
+	var mu sync.Mutex
+	var accept, ctype string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		accept, ctype = r.Header.Get("Accept"), r.Header.Get("Content-Type")
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
+	}))
+	defer srv.Close()
+	cli, err := NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &coordv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "floe"}}
+	if _, err := cli.Leases("floe").Update(t.Context(), obj, metav1.UpdateOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("Update: %v, want the server's NotFound", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.HasPrefix(accept, "application/vnd.kubernetes.protobuf") || ctype != "application/vnd.kubernetes.protobuf" {
+		t.Errorf("Accept %q, Content-Type %q; want protobuf first and protobuf", accept, ctype)
 	}
 }

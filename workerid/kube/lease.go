@@ -333,14 +333,22 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 }
 
 // giveBack frees the worker ID of a claim that is not returned, best
-// effort: no holder, with the resourceVersion just written.
+// effort: no holder, with the resourceVersion just written. The claim
+// issued nothing, so the last tick of the clean release it took over,
+// its floor, is kept for the next claim: else a graceful handoff that
+// meets a failed claim would start above the whole reservation.
 func (l *lease) giveBack() {
 	l.op.Lock()
 	defer l.op.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), l.src.cfg.RequestTimeout)
 	defer cancel()
 	l.end(workerid.ErrReleased) // first: a refused write is no loss to log
-	_ = l.write(ctx, nil, func(w *worker) { w.holder = "" }, nil)
+	_ = l.write(ctx, nil, func(w *worker) {
+		w.holder = ""
+		if l.floor < w.reserved {
+			w.last = l.floor
+		}
+	}, nil)
 }
 
 // keep renews the lease every TTL/3 with one Update at a time, moving the

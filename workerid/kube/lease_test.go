@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/workerid"
 )
@@ -223,5 +225,54 @@ func TestHeldStatus(t *testing.T) {
 		if got := h.String(); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestSource_GivenBackKeepsLast: a claim of a worker ID released cleanly
+// that fails after its write (here, the read of the catalog's record) and
+// gives the ID back issued nothing: the release's last tick stays the
+// next claim's floor, not the whole reservation, so a graceful handoff
+// still starts right above the last ID issued.
+func TestSource_GivenBackKeepsLast(t *testing.T) {
+	api := newFakeAPI()
+	cat, err := NewCatalog(api, "floe", "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := cat.Create(ctx(t), "orders", "id64 twitter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	source := func(owner string) *Source {
+		s, err := cat.Source(seq, Config{IDs: 1, TTL: 30 * time.Second, Owner: owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a, err := source("a").Claim(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reserve(ctx(t), 300); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Release(ctx(t), 200); err != nil {
+		t.Fatal(err)
+	}
+	b := source("b")
+	// The claim's write, then its read of the record, which fails.
+	api.setHooks(failOn("get", 1, apierrors.NewBadRequest("fake: the read failed"), false), nil)
+	if _, err := b.Claim(ctx(t)); err == nil {
+		t.Fatal("a claim whose read of the record failed succeeded")
+	}
+	api.setHooks(nil, nil)
+	l, err := b.Claim(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx(t), 0)
+	if l.Floor() != 200 || l.Fence() != 3 {
+		t.Errorf("after a claim given back: floor %d, fence %d; want the release's last tick 200, fence 3", l.Floor(), l.Fence())
 	}
 }
