@@ -128,6 +128,7 @@ func tryStart(tb testing.TB, bin, name string, env, args []string) *Proc {
 	cmd := command(bin, addrs, env, args)
 	// Its own process group, so that SIGSTOP reaches nothing else.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 	p := &Proc{Name: name, Bin: addrs[0], HTTP: addrs[1], Args: args, Env: env, tb: tb, cmd: cmd, stderr: &floetest.Buffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {

@@ -209,6 +209,8 @@ func (s *APIServer) Start() {
 	defer log.Close()
 	cmd := exec.Command(s.bin, s.args...)
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	dieWithParent(cmd.SysProcAttr)
 	if err := cmd.Start(); err != nil {
 		s.tb.Fatalf("kubetest: starting kube-apiserver: %v", err)
 	}
