@@ -43,7 +43,7 @@ var allowed = map[string][]string{
 	"workerid/workeridtest":     {"workerid"},
 	"workerid/etcd":             {"", "workerid", "internal/coordnet"},
 	"workerid/redis":            {"", "workerid", "internal/coordnet"},
-	"workerid/kube":             {"", "workerid"},
+	"workerid/kube":             {"", "workerid", "internal/coordnet"},
 	"internal/coordnet":         nil,
 	"internal/faultproxy":       nil,
 	"internal/tcptest":          nil,

@@ -9,6 +9,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/floeid/floe/internal/coordnet"
 )
 
 // retryGap is the least time between the starts of two attempts of one
@@ -47,28 +49,7 @@ func Attempts(ctx context.Context, attempt time.Duration, fn func(ctx context.Co
 // attempts is do with attempts bounded by attempt.
 func attempts(ctx context.Context, attempt time.Duration, left func() time.Duration, fn func(ctx context.Context) error) error {
 	ctx = clientv3.WithRequireLeader(ctx)
-	for {
-		d := attempt
-		if left != nil {
-			if d = min(d, left()); d <= 0 {
-				return context.DeadlineExceeded
-			}
-		}
-		start := time.Now()
-		actx, cancel := context.WithTimeout(ctx, d)
-		err := fn(actx)
-		cancel()
-		if err == nil || ctx.Err() != nil || !transient(err) {
-			return err
-		}
-		if wait := retryGap - time.Since(start); wait > 0 {
-			select {
-			case <-ctx.Done():
-				return err
-			case <-time.After(wait):
-			}
-		}
-	}
+	return coordnet.Attempts(ctx, attempt, retryGap, left, transient, fn)
 }
 
 // transient reports whether err is one an attempt on another member may

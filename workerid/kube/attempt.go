@@ -8,6 +8,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/floeid/floe/internal/coordnet"
 )
 
 // retryGap is the least time between the starts of two attempts of one
@@ -23,28 +25,7 @@ const retryGap = 50 * time.Millisecond
 // write carrying a resourceVersion precondition, which a second
 // application fails with a conflict the caller sorts out.
 func attempts(ctx context.Context, attempt time.Duration, left func() time.Duration, fn func(ctx context.Context) error) error {
-	for {
-		d := attempt
-		if left != nil {
-			if d = min(d, left()); d <= 0 {
-				return context.DeadlineExceeded
-			}
-		}
-		start := time.Now()
-		actx, cancel := context.WithTimeout(ctx, d)
-		err := fn(actx)
-		cancel()
-		if err == nil || ctx.Err() != nil || !transient(err) {
-			return err
-		}
-		if wait := retryGap - time.Since(start); wait > 0 {
-			select {
-			case <-ctx.Done():
-				return err
-			case <-time.After(wait):
-			}
-		}
-	}
+	return coordnet.Attempts(ctx, attempt, retryGap, left, transient, fn)
 }
 
 // transient reports whether err leaves the request's result unknown or
