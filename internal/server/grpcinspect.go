@@ -93,18 +93,7 @@ func inspect64Proto(resp *floev1.InspectResponse, req *floev1.InspectRequest, l 
 }
 
 func inspect80Proto(resp *floev1.InspectResponse, req *floev1.InspectRequest) error {
-	var id id80.ID
-	var err error
-	switch v := req.GetId().(type) {
-	case *floev1.InspectRequest_Binary:
-		id, err = id80.FromBytes(v.Binary)
-	case *floev1.InspectRequest_Text:
-		id, err = id80.Parse(v.Text)
-	case *floev1.InspectRequest_Id64:
-		return errNotID64{"id80"}
-	default:
-		return errNoID{}
-	}
+	id, err := decodeWide(req, "id80", id80.FromBytes, id80.Parse)
 	if err != nil {
 		return err
 	}
@@ -117,18 +106,7 @@ func inspect80Proto(resp *floev1.InspectResponse, req *floev1.InspectRequest) er
 }
 
 func inspect96Proto(resp *floev1.InspectResponse, req *floev1.InspectRequest) error {
-	var id id96.ID
-	var err error
-	switch v := req.GetId().(type) {
-	case *floev1.InspectRequest_Binary:
-		id, err = id96.FromBytes(v.Binary)
-	case *floev1.InspectRequest_Text:
-		id, err = id96.Parse(v.Text)
-	case *floev1.InspectRequest_Id64:
-		return errNotID64{"id96"}
-	default:
-		return errNoID{}
-	}
+	id, err := decodeWide(req, "id96", id96.FromBytes, id96.Parse)
 	if err != nil {
 		return err
 	}
@@ -141,18 +119,7 @@ func inspect96Proto(resp *floev1.InspectResponse, req *floev1.InspectRequest) er
 }
 
 func inspect128Proto(resp *floev1.InspectResponse, req *floev1.InspectRequest) error {
-	var id id128.ID
-	var err error
-	switch v := req.GetId().(type) {
-	case *floev1.InspectRequest_Binary:
-		id, err = id128.FromBytes(v.Binary)
-	case *floev1.InspectRequest_Text:
-		id, err = id128.Parse(v.Text)
-	case *floev1.InspectRequest_Id64:
-		return errNotID64{"id128"}
-	default:
-		return errNoID{}
-	}
+	id, err := decodeWide(req, "id128", id128.FromBytes, id128.Parse)
 	if err != nil {
 		return err
 	}
@@ -169,4 +136,19 @@ type errNotID64 struct{ format string }
 
 func (e errNotID64) Error() string {
 	return "id64 is for id64 sequences only; this sequence is " + e.format + ": give binary or text"
+}
+
+// decodeWide reads the ID of an inspect request of a format wider than 64
+// bits, named format, from its bytes or its text.
+func decodeWide[ID any](req *floev1.InspectRequest, format string, fromBytes func([]byte) (ID, error), parse func(string) (ID, error)) (ID, error) {
+	var zero ID
+	switch v := req.GetId().(type) {
+	case *floev1.InspectRequest_Binary:
+		return fromBytes(v.Binary)
+	case *floev1.InspectRequest_Text:
+		return parse(v.Text)
+	case *floev1.InspectRequest_Id64:
+		return zero, errNotID64{format}
+	}
+	return zero, errNoID{}
 }
