@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"runtime"
 	"time"
 
 	"google.golang.org/grpc"
@@ -59,7 +58,6 @@ func (s *Server) newGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	own := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(requestCodec{encoding.GetCodecV2(protocodec.Name)}),
 		grpc.MaxRecvMsgSize(maxGRPCRequest),
-		grpc.NumStreamWorkers(grpcWorkers()),
 		grpc.ChainUnaryInterceptor(s.m.grpcUnary),
 		grpc.ChainStreamInterceptor(s.m.grpcStream),
 	}
@@ -69,13 +67,6 @@ func (s *Server) newGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	reflection.Register(gs)
 	return gs
 }
-
-// grpcWorkers is how many goroutines serve calls, each call in turn,
-// so that their stacks, once grown, serve many calls: a goroutine of its
-// own for each call grew its stack on every call, and growing it cost a
-// fifth of the server's CPU for a call for one ID. A call that finds every
-// worker busy (a stream holds one for its life) gets a goroutine of its own.
-func grpcWorkers() uint32 { return uint32(4 * runtime.GOMAXPROCS(0)) }
 
 // stopGRPC stops the gRPC servers: gracefully when clean (no new calls;
 // the calls in progress finish), else at once. done is closed once all
