@@ -30,8 +30,10 @@ const benchProgressEvery = 500 * time.Millisecond
 type benchConfig struct {
 	addr, token string
 	http        string      // -http: the HTTP API's host:port; empty: the binary protocol
-	seq         string      // -seq: the sequence over HTTP; empty: the server's default
-	format      benchFormat // over HTTP: the sequence's format, from the server
+	grpc        string      // -grpc: the gRPC API's host:port
+	stream      bool        // -stream: over gRPC, one Stream a connection instead of Next calls
+	seq         string      // -seq: the sequence over HTTP or gRPC; empty: the server's default
+	format      benchFormat // over HTTP or gRPC: the sequence's format, from the server
 	request     []byte      // over HTTP: the request each connection sends
 	conns       int
 	batch       int
@@ -67,6 +69,7 @@ type benchConfig struct {
 //	requests:    160784
 //	IDs:         40999920
 //	IDs/s:       4099582
+//	cap:         100.1% of 4096000 IDs/s
 //	requests/s:  16077
 //	latency:     p50 310µs p99 821µs p999 1.23ms max 3.41ms
 //	time lag:    p50 -1 p99 0 max 0 ticks of 1ms; 0 IDs name a tick before their request's send
@@ -74,7 +77,10 @@ type benchConfig struct {
 //
 // followed, when something went wrong, by lines for the first duplicate,
 // the first order violation and each failed connection. IDs is requests ×
-// batch; the IDs checked include the warmup's. The time lag of an ID is
+// batch; the IDs checked include the warmup's. The cap is the most IDs a
+// second one worker of the layout (-layout, or the sequence's) issues,
+// 2^sequence bits a tick; a run over a window of whole ticks may pass it
+// by a tick's worth. The time lag of an ID is
 // the tick (of -layout) in which its request was sent minus the tick the ID
 // names: 0 or less is a true time, above 0 a time before the request (on
 // one machine, or clocks in sync). Latencies are
@@ -93,14 +99,28 @@ type benchConfig struct {
 //	format:      id128 (sequence orders)
 //
 // after the target, the URL of the requests; JSON gains "format" and "seq".
+//
+// With -grpc it load-tests floed's gRPC API (floe.v1.IDs) instead, in the
+// same way: each connection is a client connection of its own, with one
+// goroutine calling Next for -b IDs, each call once the one before it has
+// returned. It learns the sequence's format from a first call for one ID,
+// and an id64 sequence's layout from an Inspect of it. IDs come in the
+// binary encoding. With -stream each connection instead opens one Stream
+// of -b IDs a message: a message's latency is the time since the message
+// before it (or the open), and the time lag counts from the stream's open.
+// The target is grpc://host:port/floe.v1.IDs/Next (or /Stream; grpcs://
+// over TLS); the report has the format line of -http.
 func runBench(args []string, stdout, stderr io.Writer) error {
 	cfg, err := parseBenchFlags(args, stderr)
 	if err != nil {
 		return err
 	}
 	dial := benchDial
-	if cfg.http != "" {
+	switch {
+	case cfg.http != "":
 		dial = benchDialHTTP
+	case cfg.grpc != "":
+		dial = benchDialGRPC
 	}
 	conns, err := dial(cfg)
 	if err != nil {
@@ -128,6 +148,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	for _, w := range conns {
 		if cfg.http != "" {
 			wg.Go(func() { w.runHTTP(r) })
+		} else if cfg.grpc != "" {
+			wg.Go(func() { w.runGRPC(r) })
 		} else {
 			wg.Go(func() { w.run(r) })
 		}
@@ -157,18 +179,20 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	cfg := &benchConfig{}
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:4444", "server address, host:port")
 	fs.IntVar(&cfg.conns, "c", 1, "connections, each with its own goroutine")
-	fs.IntVar(&cfg.batch, "b", 1, "IDs per request, 1..255; over -http up to the server's --max-http-ids (1000 by default)")
+	fs.IntVar(&cfg.batch, "b", 1, "IDs per request, 1..255; over -http and -grpc up to the server's --max-http-ids (1000 by default)")
 	fs.DurationVar(&cfg.duration, "d", 10*time.Second, "how long to send requests after the warmup; 0: until -n requests")
 	fs.Int64Var(&cfg.requests, "n", 0, "stop after this many requests after the warmup, over all connections; 0: no limit")
-	token := fs.String("token", "", "auth token (default $FLOE_TOKEN, else $NOEQ_TOKEN; empty: no auth frame; over -http: Authorization: Bearer)")
+	token := fs.String("token", "", "auth token (default $FLOE_TOKEN, else $NOEQ_TOKEN; empty: no auth frame; over -http and -grpc: authorization: Bearer)")
 	fs.IntVar(&cfg.pipeline, "pipeline", 1, "requests outstanding per connection, 1.."+strconv.Itoa(benchMaxPipeline)+"; 1: send one, wait for its reply")
 	fs.DurationVar(&cfg.warmup, "warmup", 0, "run this long before measuring; its IDs are checked but not counted")
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Second, "longest wait to connect or for a reply")
 	fs.StringVar(&cfg.layoutName, "layout", "twitter", "id64 layout of the server's IDs, to measure the lag of their time behind their request's send (noeqd's is twitter): "+id64.LayoutHelp)
-	fs.BoolVar(&cfg.check, "check", true, "check IDs are unique over all connections (keeps every ID: 8 bytes each, 16 over -http); order on each connection is always checked")
+	fs.BoolVar(&cfg.check, "check", true, "check IDs are unique over all connections (keeps every ID: 8 bytes each, 16 over -http and -grpc); order on each connection is always checked")
 	fs.StringVar(&cfg.output, "o", "text", "output: text or json")
 	fs.StringVar(&cfg.http, "http", "", "load-test floed's HTTP API at this host:port instead (GET /v1/ids?seq=&n=, any format), in place of -addr")
-	fs.StringVar(&cfg.seq, "seq", "", "the sequence to load-test over -http (default: the server's default sequence)")
+	fs.StringVar(&cfg.grpc, "grpc", "", "load-test floed's gRPC API at this host:port instead (floe.v1.IDs Next, any format), in place of -addr")
+	fs.BoolVar(&cfg.stream, "stream", false, "over -grpc, open one Stream of -b IDs a message on each connection instead of calling Next")
+	fs.StringVar(&cfg.seq, "seq", "", "the sequence to load-test over -http or -grpc (default: the server's default sequence)")
 	var tf tlsFlags
 	tf.register(fs)
 	progress := fs.String("progress", "auto", "live progress line on stderr: auto (when stderr is a terminal), on or off")
@@ -183,20 +207,33 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	maxBatch := wire.MaxCount
-	if cfg.http != "" {
+	api := "" // the flag of the API under test, if not the binary protocol
+	switch {
+	case cfg.http != "" && cfg.grpc != "":
+		return bad("-http and -grpc: give one, -http for the HTTP API or -grpc for the gRPC API")
+	case cfg.http != "":
+		api = "-http"
+	case cfg.grpc != "":
+		api = "-grpc"
+	}
+	if api != "" {
 		maxBatch = benchMaxHTTPBatch
 	}
 	switch {
 	case fs.NArg() > 0:
 		return bad("unexpected arguments: %q", fs.Args())
-	case set["seq"] && cfg.http == "":
-		return bad("-seq needs -http: the binary protocol selects a sequence by -token")
-	case cfg.http != "" && set["addr"]:
-		return bad("-addr and -http: give one, -addr for the binary protocol or -http for the HTTP API")
-	case cfg.http != "" && set["pipeline"]:
-		return bad("-pipeline is for the binary protocol: over -http each connection sends a request and waits for its reply")
+	case set["seq"] && api == "":
+		return bad("-seq needs -http or -grpc: the binary protocol selects a sequence by -token")
+	case set["stream"] && cfg.grpc == "":
+		return bad("-stream needs -grpc: it opens a gRPC Stream")
+	case api != "" && set["addr"]:
+		return bad("-addr and %s: give one, -addr for the binary protocol or %s for the %s API", api, api, strings.ToUpper(api[1:]))
+	case api != "" && set["pipeline"]:
+		return bad("-pipeline is for the binary protocol: over %s each connection sends a request and waits for its reply", api)
 	case cfg.http != "" && set["layout"]:
 		return bad("-layout is for the binary protocol: over -http the server's /v1/sequences gives the sequence's format and layout")
+	case cfg.grpc != "" && set["layout"]:
+		return bad("-layout is for the binary protocol: over -grpc the server's Inspect gives the sequence's layout")
 	case cfg.conns < 1:
 		return bad("-c %d: want 1 or more connections", cfg.conns)
 	case cfg.batch < 1 || cfg.batch > maxBatch:
@@ -244,6 +281,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 			cfg.tls = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
 	}
+	if cfg.grpc != "" {
+		if _, _, err := net.SplitHostPort(cfg.grpc); err != nil {
+			return bad("-grpc: %q: want host:port: %v", cfg.grpc, err)
+		}
+	}
 	cfg.token = *token
 	if !set["token"] {
 		cfg.token = cmp.Or(os.Getenv("FLOE_TOKEN"), os.Getenv("NOEQ_TOKEN"))
@@ -251,8 +293,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	if len(cfg.token) > wire.MaxToken {
 		return bad("-token: %d bytes, want at most %d", len(cfg.token), wire.MaxToken)
 	}
-	if cfg.http != "" && strings.ContainsFunc(cfg.token, func(c rune) bool { return c < ' ' || c == 0x7f }) {
-		return bad("-token: a control character, which an HTTP header cannot carry")
+	if api != "" && strings.ContainsFunc(cfg.token, func(c rune) bool { return c < ' ' || c == 0x7f }) {
+		return bad("-token: a control character, which an HTTP header or gRPC metadata cannot carry")
 	}
 	return cfg, nil
 }
@@ -291,14 +333,20 @@ func benchDial(cfg *benchConfig) ([]*benchConn, error) {
 			}
 			return nil, fmt.Errorf("connection %d of %d: %w", i+1, cfg.conns, err)
 		}
-		limit := int64(-1)
-		if cfg.requests > 0 {
-			limit = cfg.requests / int64(cfg.conns)
-			if int64(i) < cfg.requests%int64(cfg.conns) {
-				limit++
-			}
-		}
-		conns[i] = &benchConn{id: i + 1, conn: c, limit: limit}
+		conns[i] = &benchConn{id: i + 1, conn: c, limit: benchLimit(cfg, i)}
 	}
 	return conns, nil
+}
+
+// benchLimit returns the requests connection i (from 0) sends after the
+// warmup: its share of -n, or -1 for no limit.
+func benchLimit(cfg *benchConfig, i int) int64 {
+	if cfg.requests == 0 {
+		return -1
+	}
+	limit := cfg.requests / int64(cfg.conns)
+	if int64(i) < cfg.requests%int64(cfg.conns) {
+		limit++
+	}
+	return limit
 }

@@ -25,6 +25,8 @@ type benchJSON struct {
 	Requests          uint64  `json:"requests"`
 	IDs               uint64  `json:"ids"`
 	IDsPerSecond      float64 `json:"ids_per_second"`
+	CapIDsPerSecond   float64 `json:"cap_ids_per_second"`
+	CapPercent        float64 `json:"cap_percent"`
 	RequestsPerSecond float64 `json:"requests_per_second"`
 	Latency           struct {
 		P50, P99, P999, Max float64
@@ -154,7 +156,7 @@ func TestBench_Text(t *testing.T) {
 	for _, k := range keys {
 		got = append(got, k[1])
 	}
-	want := []string{"target", "connections", "batch", "duration", "requests", "IDs", "IDs/s", "requests/s", "latency", "unique"}
+	want := []string{"target", "connections", "batch", "duration", "requests", "IDs", "IDs/s", "cap", "requests/s", "latency", "unique"}
 	if !slices.Equal(got, want) {
 		t.Errorf("report lines: got %q, want %q", got, want)
 	}

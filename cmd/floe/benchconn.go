@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+
+	"github.com/floeid/floe/internal/floev1"
 	"github.com/floeid/floe/internal/wire"
 )
 
@@ -55,6 +58,10 @@ type benchConn struct {
 	lastKey      benchKey
 	keys         [][]benchKey
 	violationKey [2]benchKey
+
+	// Over gRPC (runGRPC) conn is nil: the connection is cc.
+	cc  *grpc.ClientConn
+	rpc floev1.IDsClient
 }
 
 // run sends requests and reads replies until the run ends, the request

@@ -69,10 +69,17 @@ type benchFormat struct {
 	seq   string        // the sequence's name
 	epoch time.Time     // the start of tick 0
 	unit  time.Duration // a tick
+	// perTick is the most IDs one worker issues in a tick: the layout's
+	// or the format's cap.
+	perTick uint64
 	// decode reads the text of an ID into its key and its tick.
 	decode func(text []byte) (benchKey, uint64, error)
 	// text returns the text of the ID of a key decode returned.
 	text func(benchKey) string
+	// Over gRPC (benchBinaryOf): tick64 returns the tick of an id64 ID,
+	// and fromBytes reads the big-endian bytes of another format's ID.
+	tick64    func(uint64) uint64
+	fromBytes func([]byte) (benchKey, uint64, error)
 }
 
 // benchFormatOf returns the benchFormat of a sequence with definition d.
@@ -86,6 +93,7 @@ func benchFormatOf(seq string, d sequencer.Definition) (benchFormat, error) {
 			l = id64.Twitter
 		}
 		f.name = sequencer.Format64
+		f.perTick = 1 << l.SequenceBits
 		f.decode = func(text []byte) (benchKey, uint64, error) {
 			var id id64.ID
 			if err := id.UnmarshalText(text); err != nil {
@@ -95,6 +103,7 @@ func benchFormatOf(seq string, d sequencer.Definition) (benchFormat, error) {
 		}
 		f.text = func(k benchKey) string { return strconv.FormatUint(k.hi, 10) }
 	case sequencer.Format80:
+		f.perTick = id80.MaxSequence + 1
 		f.decode = func(text []byte) (benchKey, uint64, error) {
 			var id id80.ID
 			if err := id.UnmarshalText(text); err != nil {
@@ -104,6 +113,7 @@ func benchFormatOf(seq string, d sequencer.Definition) (benchFormat, error) {
 		}
 		f.text = func(k benchKey) string { return id80.ID(k.bytes(id80.Size)).String() }
 	case sequencer.Format96:
+		f.perTick = id96.MaxSequence + 1
 		f.decode = func(text []byte) (benchKey, uint64, error) {
 			var id id96.ID
 			if err := id.UnmarshalText(text); err != nil {
@@ -113,6 +123,7 @@ func benchFormatOf(seq string, d sequencer.Definition) (benchFormat, error) {
 		}
 		f.text = func(k benchKey) string { return id96.ID(k.bytes(id96.Size)).String() }
 	case sequencer.Format128:
+		f.perTick = id128.MaxCounter + 1
 		f.decode = func(text []byte) (benchKey, uint64, error) {
 			var id id128.ID
 			if err := id.UnmarshalText(text); err != nil {
@@ -353,20 +364,7 @@ func (w *benchConn) replyHTTP(b []byte, r *benchRun, sentAt, done time.Duration)
 			return fmt.Errorf("a reply's ID %d: %w", n+1, err)
 		}
 		n++
-		if w.received > 0 && k.compare(w.lastKey) <= 0 {
-			if w.violations == 0 {
-				w.violationKey = [2]benchKey{w.lastKey, k}
-			}
-			w.violations++
-		}
-		w.lastKey = k
-		w.received++
-		if cfg.check {
-			w.keep(k)
-		}
-		if measured {
-			w.lag.count(sendTick - int64(tick))
-		}
+		w.checkKey(r, k, tick, measured, sendTick)
 	}
 	if n != cfg.batch {
 		return fmt.Errorf("a reply of %d IDs, want %d", n, cfg.batch)
@@ -377,6 +375,26 @@ func (w *benchConn) replyHTTP(b []byte, r *benchRun, sentAt, done time.Duration)
 		w.lastReply = done
 	}
 	return nil
+}
+
+// checkKey checks the ID of key k and tick against the one before it on
+// the connection, keeps it when checking uniqueness, and counts its lag
+// behind sendTick when measured.
+func (w *benchConn) checkKey(r *benchRun, k benchKey, tick uint64, measured bool, sendTick int64) {
+	if w.received > 0 && k.compare(w.lastKey) <= 0 {
+		if w.violations == 0 {
+			w.violationKey = [2]benchKey{w.lastKey, k}
+		}
+		w.violations++
+	}
+	w.lastKey = k
+	w.received++
+	if r.cfg.check {
+		w.keep(k)
+	}
+	if measured {
+		w.lag.count(sendTick - int64(tick))
+	}
 }
 
 // keep adds k to the connection's ID store.

@@ -30,6 +30,15 @@ import (
 // The sequence "locked" (id128) requires the token s3cret.
 func startBenchServer(t testing.TB) string {
 	t.Helper()
+	hs := httptest.NewServer(newBenchServer(t).Handler())
+	t.Cleanup(hs.Close)
+	return strings.TrimPrefix(hs.URL, "http://")
+}
+
+// newBenchServer returns floed's server (internal/server), ready, with
+// the sequences of startBenchServer; it closes when the test ends.
+func newBenchServer(t testing.TB) *server.Server {
+	t.Helper()
 	srv, err := server.New(server.Config{
 		Sequences: []server.SequenceConfig{
 			{Name: "default"},
@@ -45,8 +54,6 @@ func startBenchServer(t testing.TB) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
 	deadline := time.Now().Add(10 * time.Second)
 	for srv.Ready() != nil {
 		if time.Now().After(deadline) {
@@ -54,7 +61,7 @@ func startBenchServer(t testing.TB) string {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return strings.TrimPrefix(hs.URL, "http://")
+	return srv
 }
 
 // benchHTTPJSON runs "floe bench -http addr -o json" with args and returns

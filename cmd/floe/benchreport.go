@@ -17,8 +17,8 @@ import (
 // -o json prints. IDs are decimal strings, as everywhere in floe's JSON.
 type benchResult struct {
 	Target string `json:"target"`
-	// Format and Sequence name the sequence of a run over HTTP (-http);
-	// the binary protocol's reports leave them out.
+	// Format and Sequence name the sequence of a run over HTTP (-http)
+	// or gRPC (-grpc); the binary protocol's reports leave them out.
 	Format      string `json:"format,omitempty"`
 	Sequence    string `json:"seq,omitempty"`
 	Connections int    `json:"connections"`
@@ -31,9 +31,13 @@ type benchResult struct {
 	Interrupted bool         `json:"interrupted"`
 	// Requests counts the requests sent after the warmup and answered;
 	// IDs is Requests × Batch.
-	Requests          uint64       `json:"requests"`
-	IDs               uint64       `json:"ids"`
-	IDsPerSecond      float64      `json:"ids_per_second"`
+	Requests     uint64  `json:"requests"`
+	IDs          uint64  `json:"ids"`
+	IDsPerSecond float64 `json:"ids_per_second"`
+	// CapIDsPerSecond is the most IDs a second one worker of the layout
+	// (or format) issues; CapPercent is IDsPerSecond as a share of it.
+	CapIDsPerSecond   float64      `json:"cap_ids_per_second"`
+	CapPercent        float64      `json:"cap_percent"`
 	RequestsPerSecond float64      `json:"requests_per_second"`
 	Latency           benchLatency `json:"latency_seconds"`
 	// TimeLag is the lag of the IDs' time behind their request's send
@@ -112,7 +116,7 @@ func benchCollect(cfg *benchConfig, conns []*benchConn) *benchResult {
 				Before: strconv.FormatUint(w.violation[0], 10),
 				ID:     strconv.FormatUint(w.violation[1], 10),
 			}
-			if cfg.http != "" {
+			if cfg.keyed() {
 				res.FirstViolation.Before = cfg.format.text(w.violationKey[0])
 				res.FirstViolation.ID = cfg.format.text(w.violationKey[1])
 			}
@@ -136,15 +140,25 @@ func benchCollect(cfg *benchConfig, conns []*benchConn) *benchResult {
 		Max:  benchSeconds(hist.max),
 	}
 	res.TimeLag = benchTimeLag{Min: lag.min, P50: lag.quantile(500), P99: lag.quantile(990), Max: lag.max}
-	res.TickSeconds = cfg.layout.Unit.Seconds()
 	res.StaleIDs = lag.stale
-	if cfg.http != "" {
+	unit, perTick := cfg.layout.Unit, uint64(1)<<cfg.layout.SequenceBits
+	switch {
+	case cfg.http != "":
 		res.Target = cfg.target()
-		res.TickSeconds = cfg.format.unit.Seconds()
+	case cfg.grpc != "":
+		res.Target = cfg.grpcTarget()
+	}
+	if cfg.keyed() {
+		unit, perTick = cfg.format.unit, cfg.format.perTick
+	}
+	res.TickSeconds = unit.Seconds()
+	if unit > 0 && perTick > 0 {
+		res.CapIDsPerSecond = float64(perTick) / unit.Seconds()
+		res.CapPercent = 100 * res.IDsPerSecond / res.CapIDsPerSecond
 	}
 	switch {
 	case !cfg.check:
-	case cfg.http != "":
+	case cfg.keyed():
 		var first benchKey
 		res.Duplicates, first = benchKeyDuplicates(conns)
 		if res.Duplicates > 0 {
@@ -159,6 +173,10 @@ func benchCollect(cfg *benchConfig, conns []*benchConn) *benchResult {
 	}
 	return res
 }
+
+// keyed reports whether the run's IDs are keys: over HTTP or gRPC, for a
+// sequence of any format.
+func (cfg *benchConfig) keyed() bool { return cfg.http != "" || cfg.grpc != "" }
 
 // err summarizes what went wrong in the run, or returns nil.
 func (res *benchResult) err() error {
@@ -205,6 +223,9 @@ func (res *benchResult) writeText(w io.Writer) error {
 	line("requests", "%d", res.Requests)
 	line("IDs", "%d", res.IDs)
 	line("IDs/s", "%.0f", res.IDsPerSecond)
+	if res.CapIDsPerSecond > 0 {
+		line("cap", "%.1f%% of %.0f IDs/s", res.CapPercent, res.CapIDsPerSecond)
+	}
 	line("requests/s", "%.0f", res.RequestsPerSecond)
 	l := res.Latency
 	line("latency", "p50 %v p99 %v p999 %v max %v", benchRound(l.P50), benchRound(l.P99), benchRound(l.P999), benchRound(l.Max))
