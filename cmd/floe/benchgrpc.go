@@ -283,13 +283,5 @@ func (w *benchConn) replyGRPC(resp *floev1.NextResponse, r *benchRun, sentAt, la
 		}
 		n = len(ids)
 	}
-	if n != cfg.batch {
-		return fmt.Errorf("a reply of %d IDs, want %d", n, cfg.batch)
-	}
-	if measured {
-		w.requests++
-		w.hist.record(done - sentAt)
-		w.lastReply = done
-	}
-	return nil
+	return w.counted(n, cfg.batch, measured, sentAt, done)
 }

@@ -366,8 +366,15 @@ func (w *benchConn) replyHTTP(b []byte, r *benchRun, sentAt, done time.Duration)
 		n++
 		w.checkKey(r, k, tick, measured, sendTick)
 	}
-	if n != cfg.batch {
-		return fmt.Errorf("a reply of %d IDs, want %d", n, cfg.batch)
+	return w.counted(n, cfg.batch, measured, sentAt, done)
+}
+
+// counted checks that a reply of the HTTP or gRPC mode, sent at sentAt
+// and received at done, held the batch of want IDs it asked for, n, and
+// counts it once past the warm-up.
+func (w *benchConn) counted(n, want int, measured bool, sentAt, done time.Duration) error {
+	if n != want {
+		return fmt.Errorf("a reply of %d IDs, want %d", n, want)
 	}
 	if measured {
 		w.requests++
