@@ -131,15 +131,19 @@ func TestSequencer_StopsAtLeaseDeadline(t *testing.T) {
 				_, err := sq.AppendNext(nil)
 				return err
 			},
+			"AppendNextBinary": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNextBinary(nil); return err },
 		}},
 		{sequencer.Format80, map[string]func(sq *sequencer.Sequencer) error{
-			"AppendNext": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err },
+			"AppendNext":       func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err },
+			"AppendNextBinary": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNextBinary(nil); return err },
 		}},
 		{sequencer.Format96, map[string]func(sq *sequencer.Sequencer) error{
-			"AppendNext": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err },
+			"AppendNext":       func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err },
+			"AppendNextBinary": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNextBinary(nil); return err },
 		}},
 		{sequencer.Format128, map[string]func(sq *sequencer.Sequencer) error{
-			"AppendNext": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err },
+			"AppendNext":       func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err },
+			"AppendNextBinary": func(sq *sequencer.Sequencer) error { _, err := sq.AppendNextBinary(nil); return err },
 		}},
 	}
 	for _, tt := range tests {
@@ -231,6 +235,8 @@ func TestSequencer_LostAtCeiling(t *testing.T) {
 		{sequencer.Format96, "Next96", func(sq *sequencer.Sequencer) error { _, err := sq.Next96(); return err }},
 		{sequencer.Format128, "Next128", func(sq *sequencer.Sequencer) error { _, err := sq.Next128(); return err }},
 		{sequencer.Format128, "AppendNext", func(sq *sequencer.Sequencer) error { _, err := sq.AppendNext(nil); return err }},
+		{sequencer.Format80, "AppendNextBinary", func(sq *sequencer.Sequencer) error { _, err := sq.AppendNextBinary(nil); return err }},
+		{sequencer.Format128, "AppendNextBinary", func(sq *sequencer.Sequencer) error { _, err := sq.AppendNextBinary(nil); return err }},
 	}
 	writes := []struct {
 		name  string

@@ -224,6 +224,43 @@ func (s *Sequencer) AppendNextContext(ctx context.Context, dst []byte) ([]byte, 
 	return id.AppendText(dst)
 }
 
+// AppendNextBinary appends the binary form of a new ID of the sequence's
+// format to dst (8, 10, 12 or 16 bytes, big-endian, as each format's
+// AppendBinary writes it), as AppendNext does its text.
+func (s *Sequencer) AppendNextBinary(dst []byte) ([]byte, error) {
+	return s.AppendNextBinaryContext(context.Background(), dst)
+}
+
+// AppendNextBinaryContext is AppendNextBinary with ctx bounding the wait at
+// the reservation ceiling, as NextN64Context does.
+func (s *Sequencer) AppendNextBinaryContext(ctx context.Context, dst []byte) ([]byte, error) {
+	switch s.def.Format {
+	case Format80:
+		id, err := s.next80(ctx, 0)
+		if err != nil {
+			return dst, err
+		}
+		return id.AppendBinary(dst)
+	case Format96:
+		id, err := s.next96(ctx)
+		if err != nil {
+			return dst, err
+		}
+		return id.AppendBinary(dst)
+	case Format128:
+		id, err := s.next128(ctx)
+		if err != nil {
+			return dst, err
+		}
+		return id.AppendBinary(dst)
+	}
+	id, err := s.next64(ctx)
+	if err != nil {
+		return dst, err
+	}
+	return id.AppendBinary(dst)
+}
+
 // unraised is the error of a call that waited at the ceiling of t in vain,
 // with t still published: err, the *floe.CeilingError, unless t's lease
 // passed its local deadline meanwhile.

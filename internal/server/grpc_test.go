@@ -21,7 +21,10 @@ import (
 
 	"github.com/floeid/floe"
 	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/id80"
+	"github.com/floeid/floe/id96"
 	"github.com/floeid/floe/internal/floev1"
 )
 
@@ -413,4 +416,21 @@ func TestGRPC_RefusalsLogRateLimited(t *testing.T) {
 	if got := strings.Count(logs.String(), "gRPC request refused"); got != 2 {
 		t.Errorf("%d lines of refusals, want 2 (one per code):\n%s", got, logs.String())
 	}
+}
+
+// binaryOf returns the bytes of the ID of format f whose text is text.
+func binaryOf(f Format, text []byte) ([]byte, error) {
+	switch f {
+	case Format80:
+		id, err := id80.Parse(string(text))
+		return id.Bytes(), err
+	case Format96:
+		id, err := id96.Parse(string(text))
+		return id.Bytes(), err
+	case Format128:
+		id, err := id128.Parse(string(text))
+		return id.Bytes(), err
+	}
+	id, err := id64.Parse(string(text))
+	return id.Bytes(), err
 }

@@ -3,16 +3,14 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
-	"github.com/floeid/floe/id128"
 	"github.com/floeid/floe/id64"
-	"github.com/floeid/floe/id80"
-	"github.com/floeid/floe/id96"
 	"github.com/floeid/floe/internal/floev1"
 )
 
@@ -139,45 +137,20 @@ func (seq *sequence) issue(resp *floev1.NextResponse, n int, text bool, w *waite
 		// An id64.ID is a uint64: the generator writes the reply's slice.
 		return seq.fill64(unsafe.Slice((*id64.ID)(unsafe.SliceData(resp.Ids64)), n), w)
 	}
-	var err error
 	if text {
 		resp.IdsText = make([]string, 0, n)
-	} else {
-		resp.IdsBinary = make([][]byte, 0, n)
-	}
-	_, werr := seq.appendText(nil, n, func(dst, id []byte) []byte {
-		if text {
+		_, err := seq.appendText(nil, n, func(dst, id []byte) []byte {
 			resp.IdsText = append(resp.IdsText, string(id))
 			return dst
-		}
-		b, e := binaryOf(seq.format, id)
-		if e != nil && err == nil {
-			err = e
-		}
-		resp.IdsBinary = append(resp.IdsBinary, b)
+		}, w)
+		return err
+	}
+	resp.IdsBinary = make([][]byte, 0, n)
+	_, err := seq.appendEach(nil, n, seq.sq.AppendNextBinaryContext, func(dst, id []byte) []byte {
+		resp.IdsBinary = append(resp.IdsBinary, slices.Clone(id))
 		return dst
 	}, w)
-	if werr != nil {
-		return werr
-	}
 	return err
-}
-
-// binaryOf returns the bytes of the ID of format f whose text is text.
-func binaryOf(f Format, text []byte) ([]byte, error) {
-	switch f {
-	case Format80:
-		id, err := id80.Parse(string(text))
-		return id.Bytes(), err
-	case Format96:
-		id, err := id96.Parse(string(text))
-		return id.Bytes(), err
-	case Format128:
-		id, err := id128.Parse(string(text))
-		return id.Bytes(), err
-	}
-	id, err := id64.Parse(string(text))
-	return id.Bytes(), err
 }
 
 // formatOf returns the floe.v1 Format of f.

@@ -140,20 +140,27 @@ func (seq *sequence) fill64(dst []id64.ID, w *waiter) error {
 // the keeper when the reservation ceiling is reached, within the request's
 // bound w.
 func (seq *sequence) appendText(dst []byte, n int, each func(dst []byte, id []byte) []byte, w *waiter) ([]byte, error) {
+	return seq.appendEach(dst, n, seq.sq.AppendNextContext, each, w)
+}
+
+// appendEach appends n IDs to dst, each made by next into a buffer and
+// handed to each, waiting for the keeper when the reservation ceiling is
+// reached, within the request's bound w.
+func (seq *sequence) appendEach(dst []byte, n int, next func(context.Context, []byte) ([]byte, error), each func(dst []byte, id []byte) []byte, w *waiter) ([]byte, error) {
 	if err := seq.take(w); err != nil {
 		return dst, err
 	}
 	defer func() { <-seq.turn }()
 	var buf [maxTextLen]byte
 	for range n {
-		text, err := seq.sq.AppendNextContext(w.bound(), buf[:0])
+		id, err := next(w.bound(), buf[:0])
 		if err != nil && w.ctx == nil && atCeiling(err) {
-			text, err = seq.sq.AppendNextContext(w.context(), buf[:0])
+			id, err = next(w.context(), buf[:0])
 		}
 		if err != nil {
 			return dst, w.why(err)
 		}
-		dst = each(dst, text)
+		dst = each(dst, id)
 	}
 	return dst, nil
 }
