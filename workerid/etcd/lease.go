@@ -84,13 +84,19 @@ func (l *lease) Err() error {
 
 // end records why the lease ended, closes Done and stops the goroutines.
 // It reports whether this call ended the lease.
-func (l *lease) end(err error) bool {
+//
+// log, when not nil, runs before Done closes, so whoever Done wakes finds
+// the line written.
+func (l *lease) end(err error, log func()) bool {
 	l.mu.Lock()
 	if l.err != nil {
 		l.mu.Unlock()
 		return false
 	}
 	l.err = err
+	if log != nil {
+		log()
+	}
 	close(l.done)
 	l.mu.Unlock()
 	l.stop()
@@ -109,7 +115,7 @@ func (l *lease) lose(cause error) error {
 	if destroyed {
 		cause = fmt.Errorf("%w: sequence at %q, generation %d, was destroyed", workerid.ErrNotFound, l.src.guard.key, l.src.guard.gen)
 	}
-	if l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: cause}) {
+	l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: cause}, func() {
 		if destroyed {
 			l.src.cfg.Logger.Info("worker ID lease ended: the sequence was destroyed", "worker_id", l.id, "fence", l.fence,
 				"reserved", l.reserved.Load(), "reason", "destroy")
@@ -117,7 +123,7 @@ func (l *lease) lose(cause error) error {
 			l.src.cfg.Logger.Warn("worker ID lease lost", "worker_id", l.id, "fence", l.fence,
 				"reserved", l.reserved.Load(), "err", cause)
 		}
-	}
+	})
 	return l.Err()
 }
 
@@ -234,13 +240,13 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 	})
 	switch {
 	case err != nil:
-		l.end(workerid.ErrReleased)
+		l.end(workerid.ErrReleased, nil)
 		return fmt.Errorf("floe: releasing worker ID %d: %w", l.id, err)
 	case !resp.Succeeded && attempts == 1:
 		return l.lose(errTakenOver)
 	}
 	// A refusal after an attempt without a reply: that attempt released.
-	l.end(workerid.ErrReleased)
+	l.end(workerid.ErrReleased, nil)
 	return nil
 }
 

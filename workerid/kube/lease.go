@@ -94,13 +94,19 @@ func (l *lease) renewed(sent time.Time) {
 
 // end records why the lease ended, closes Done and stops the renewals. It
 // reports whether this call ended the lease.
-func (l *lease) end(err error) bool {
+//
+// log, when not nil, runs before Done closes, so whoever Done wakes finds
+// the line written.
+func (l *lease) end(err error, log func()) bool {
 	l.mu.Lock()
 	if l.err != nil {
 		l.mu.Unlock()
 		return false
 	}
 	l.err = err
+	if log != nil {
+		log()
+	}
 	close(l.done)
 	l.mu.Unlock()
 	l.stop()
@@ -123,7 +129,7 @@ func (l *lease) lose(cause error) error {
 		destroyed = true
 		cause = fmt.Errorf("%w: %v: the sequence was destroyed", workerid.ErrNotFound, cause)
 	}
-	if l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: cause}) {
+	l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: cause}, func() {
 		l.src.lost(l.identity)
 		if destroyed {
 			l.src.cfg.Logger.Info("worker ID lease ended: the sequence was destroyed", "worker_id", l.id, "fence", l.fence,
@@ -132,7 +138,7 @@ func (l *lease) lose(cause error) error {
 			l.src.cfg.Logger.Warn("worker ID lease lost", "worker_id", l.id, "fence", l.fence,
 				"object", l.name, "reserved", l.reserved.Load(), "err", cause)
 		}
-	}
+	})
 	return l.Err()
 }
 
@@ -325,7 +331,7 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 	case errors.As(err, &lost):
 		return err
 	}
-	l.end(workerid.ErrReleased)
+	l.end(workerid.ErrReleased, nil)
 	if !released {
 		return fmt.Errorf("floe: releasing worker ID %d: %w", l.id, err)
 	}
@@ -342,7 +348,7 @@ func (l *lease) giveBack() {
 	defer l.op.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), l.src.cfg.RequestTimeout)
 	defer cancel()
-	l.end(workerid.ErrReleased) // first: a refused write is no loss to log
+	l.end(workerid.ErrReleased, nil) // first: a refused write is no loss to log
 	_ = l.write(ctx, nil, func(w *worker) {
 		w.holder = ""
 		if l.floor < w.reserved {

@@ -77,13 +77,19 @@ func (l *lease) start() { go l.renew() }
 // end ends the lease with err unless it ended already, and returns why it
 // ended and whether this call ended it. drop asks the renewal goroutine to
 // delete the owner key.
-func (l *lease) end(err error, drop bool) (ended bool, why error) {
+//
+// log, when not nil, runs before Done closes, so whoever Done wakes finds
+// the line written.
+func (l *lease) end(err error, drop bool, log func()) (ended bool, why error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
 		return false, l.err
 	}
 	l.err, l.drop = err, drop
+	if log != nil {
+		log()
+	}
 	close(l.done)
 	l.cancel()
 	return true, err
@@ -107,16 +113,15 @@ func (l *lease) lose(why error) error {
 	if !destroyed && errors.Is(why, ErrNotOwner) && l.src.destroyed() {
 		destroyed, why = true, l.src.destroyedError()
 	}
-	ended, err := l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: why}, drop)
-	switch {
-	case !ended:
-	case destroyed:
-		l.src.cfg.Logger.Info("worker ID lease ended: the sequence was destroyed", "worker_id", l.id, "fence", l.fence,
-			"key_prefix", l.src.cfg.Prefix, "reason", "destroy")
-	default:
-		l.src.cfg.Logger.Warn("worker ID lease lost", "worker_id", l.id, "fence", l.fence,
-			"key_prefix", l.src.cfg.Prefix, "error", why)
-	}
+	_, err := l.end(&workerid.LeaseLostError{ID: l.id, Fence: l.fence, Err: why}, drop, func() {
+		if destroyed {
+			l.src.cfg.Logger.Info("worker ID lease ended: the sequence was destroyed", "worker_id", l.id, "fence", l.fence,
+				"key_prefix", l.src.cfg.Prefix, "reason", "destroy")
+		} else {
+			l.src.cfg.Logger.Warn("worker ID lease lost", "worker_id", l.id, "fence", l.fence,
+				"key_prefix", l.src.cfg.Prefix, "error", why)
+		}
+	})
 	return err
 }
 
@@ -276,7 +281,7 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 	case err != nil:
 		// The owner key may still be set: the renewal goroutine deletes
 		// it if it holds this token, else it expires after the TTL.
-		if ended, why := l.end(workerid.ErrReleased, true); !ended {
+		if ended, why := l.end(workerid.ErrReleased, true, nil); !ended {
 			err = why
 		} else {
 			err = fmt.Errorf("floe: releasing worker ID %d: %w", l.id, scriptError(err))
@@ -284,7 +289,7 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 	case ok != 1:
 		err = l.lose(ErrNotOwner)
 	default:
-		if ended, why := l.end(workerid.ErrReleased, false); !ended {
+		if ended, why := l.end(workerid.ErrReleased, false, nil); !ended {
 			err = why // lost meanwhile, by its local deadline
 		}
 	}
@@ -294,6 +299,6 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 
 // dropLease deletes the owner key of a lease Claim does not return.
 func (l *lease) dropLease(ctx context.Context) {
-	l.end(workerid.ErrReleased, false)
+	l.end(workerid.ErrReleased, false, nil)
 	l.dropOwner(ctx)
 }
