@@ -23,8 +23,14 @@ func startFloed(t testing.TB, w uint64, token string) string {
 	if token != "" {
 		tokens = []string{token}
 	}
+	return startFloedSeq(t, server.SequenceConfig{Name: "default", Worker: w, Tokens: tokens})
+}
+
+// startFloedSeq runs floed's server on loopback with the one sequence sc.
+func startFloedSeq(t testing.TB, sc server.SequenceConfig) string {
+	t.Helper()
 	s, err := server.New(server.Config{
-		Sequences: []server.SequenceConfig{{Name: "default", Worker: w, Tokens: tokens}},
+		Sequences: []server.SequenceConfig{sc},
 		Store:     &servertest.Store{},
 		Logger:    slog.New(slog.DiscardHandler),
 	})
