@@ -11,18 +11,19 @@ import (
 
 // Batching (group commit).
 //
-// A call for up to 255 IDs queues a waiter. While fewer flights than the
-// pool's size are in the air, the waiters at the head of the queue board a
-// new one (up to window·255 IDs, pipelined on one connection), and the
-// first of them becomes its pilot: its own goroutine asks the server for
-// all of their IDs, plus what the prefetch buffer lacks, reads the reply
-// and hands each waiter its IDs in queue order. So a call that comes while
-// a flight can leave flies at once, alone, doing its own I/O with no
-// hand-over between goroutines. While the pool's size of flights is in the
-// air new waiters queue; when one lands, its pilot boards them all onto
-// the next flight (a full flight's worth, and the rest onto the next to
-// land), sends that flight's requests on the connection it holds, and
-// wakes the first of them to read the replies and land it. So under load
+// A call for up to 255 IDs queues a waiter. While fewer flights than
+// c.flights (the pool's size; one with prefetch) are in the air, the
+// waiters at the head of the queue board a new one (up to window·255 IDs,
+// pipelined on one connection), and the first of them becomes its pilot:
+// its own goroutine asks the server for all of their IDs, plus what the
+// prefetch buffer lacks, reads the reply and hands each waiter its IDs in
+// queue order. So a call that comes while a flight can leave flies at
+// once, alone, doing its own I/O with no hand-over between goroutines.
+// While that many flights are in the air new waiters queue; when one
+// lands, its pilot boards them all onto the next flight (a full flight's
+// worth, and the rest onto the next to land), sends that flight's requests
+// on the connection it holds, and wakes the first of them to read the
+// replies and land it. So under load
 // each round trip serves every call that came while every flight was in
 // the air; with a pool of one, every call that came during the round trip
 // before.
@@ -35,6 +36,16 @@ import (
 // left is called off, even when it also carried IDs for the buffer.
 // Refills of the prefetch buffer, which no caller waits for, are flown by a
 // goroutine of the client's.
+//
+// With prefetch, one flight is in the air at a time, whatever the pool's
+// size: each then leaves after the one before landed, so its IDs are above
+// all the buffer holds, and the buffer hands them out in the order they
+// were issued. A call the buffer cannot serve queues for the next flight
+// and is served from the buffer when the flight in the air lands. Were it
+// to fly beside that flight, its newer IDs could land first, and the older
+// ones would reach the buffer after them and go to later calls. The
+// buffer drops what is not above every ID handed out before (buffer.raise),
+// which covers what remains: runs of NextN, failover.
 
 // flightMax is the most IDs one flight asks for.
 const flightMax = window * wire.MaxCount
@@ -221,12 +232,12 @@ func (c *Client) refill(fl *flight) {
 	c.mu.Unlock()
 }
 
-// departLocked starts flights while there is work for them, up to the
-// pool's size in the air. s, when not nil, is the slot of a flight that
+// departLocked starts flights while there is work for them, up to
+// c.flights in the air. s, when not nil, is the slot of a flight that
 // just landed: the first new flight sends its requests on it at once, and
 // otherwise it goes back to the pool.
 func (c *Client) departLocked(s *slot) {
-	for !c.closed && c.flying < c.opts.poolSize {
+	for !c.closed && c.flying < c.flights {
 		fl := c.boardLocked()
 		if fl == nil {
 			break
@@ -328,7 +339,8 @@ func (c *Client) dequeueLocked(n, want int) {
 }
 
 // landLocked hands a flight's IDs to its waiters, in queue order, and the
-// rest to the buffer; or its error to each waiter. Then the next flight
+// rest to the buffer, which then drops what is not above the waiters'
+// IDs; or its error to each waiter. Then the next flight
 // leaves, on s when not nil: the slot that served this one, still held.
 // The waiters are woken last, once the next flight's requests are out.
 func (c *Client) landLocked(fl *flight, err error, s *slot) {
@@ -336,6 +348,7 @@ func (c *Client) landLocked(fl *flight, err error, s *slot) {
 	c.incoming -= fl.extra
 	c.refillOff = err != nil
 	off := 0
+	var top id64.ID // the highest ID handed to a waiter
 	for _, w := range fl.waiters {
 		ids := fl.ids[off : off+w.want : off+w.want]
 		off += w.want
@@ -346,10 +359,12 @@ func (c *Client) landLocked(fl *flight, err error, s *slot) {
 			w.err = err
 		} else {
 			w.ids = ids
+			top = ids[len(ids)-1]
 		}
 		w.delivered = true
 	}
 	if err == nil && !c.closed {
+		c.buf.raise(top)
 		c.buf.push(fl.ids[off:], fl.sent)
 		c.serveLocked()
 	}
@@ -375,7 +390,7 @@ func (c *Client) roomLocked(demand bool) int {
 // serveLocked hands buffered IDs to the waiters at the head of the queue,
 // as long as there are enough for the first.
 func (c *Client) serveLocked() {
-	if c.buf.size == 0 {
+	if c.buf.size == 0 || len(c.queue) == 0 {
 		return
 	}
 	now := c.opts.now()

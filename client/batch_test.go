@@ -71,7 +71,7 @@ func TestClient_Concurrent(t *testing.T) {
 		{"batched", nil, id64.ID.Compare, false},
 		{"pool of one", []client.Option{client.WithPoolSize(1)}, id64.ID.Compare, false},
 		{"calls with deadlines", nil, id64.ID.Compare, true},
-		{"prefetch", []client.Option{client.WithPrefetch(100, time.Minute)}, nil, false},
+		{"prefetch", []client.Option{client.WithPrefetch(100, time.Minute)}, id64.ID.Compare, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newFake(t, fakeConfig{})
@@ -274,7 +274,7 @@ func TestClient_CancelUnderLoad(t *testing.T) {
 	}{
 		{"default pool", nil, id64.ID.Compare},
 		{"pool of one", []client.Option{client.WithPoolSize(1)}, id64.ID.Compare},
-		{"prefetch", []client.Option{client.WithPrefetch(100, time.Minute)}, nil},
+		{"prefetch", []client.Option{client.WithPrefetch(100, time.Minute)}, id64.ID.Compare},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -16,6 +17,7 @@ type Client struct {
 	opts      options         // immutable
 	endpoints []*endpoint     // immutable: in the order given to New
 	pool      *pool           // immutable
+	flights   int             // immutable: the most flights in the air: the pool's size, or 1 with prefetch
 	ctx       context.Context // immutable: ends at Close, calling off flights
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup // the refills
@@ -49,7 +51,10 @@ func New(addrs []string, opts ...Option) (*Client, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	c := &Client{opts: o, pool: newPool(o.poolSize)}
+	c := &Client{opts: o, pool: newPool(o.poolSize), flights: o.poolSize}
+	if o.prefetch > 0 {
+		c.flights = 1 // see Order in the package documentation
+	}
 	for _, addr := range addrs {
 		ep, err := parseEndpoint(addr)
 		if err != nil {
@@ -66,9 +71,10 @@ func New(addrs []string, opts ...Option) (*Client, error) {
 //
 // Concurrent calls share requests: calls that come while every connection
 // of the pool has a request in flight queue, and the next request asks for
-// all of them at once (see Batching in the package documentation). IDs that one goroutine gets from
-// successive calls increase as long as they come from one server (and,
-// with WithPrefetch, within the prefetch validity).
+// all of them at once (see Batching in the package documentation). When a
+// call returns before another begins, in any goroutine, the later call's
+// IDs are greater, as long as both come from one server, with WithPrefetch
+// too (see Order).
 //
 // When ctx ends first, Next returns ctx.Err(), or an *AttemptsError that
 // wraps it when attempts had failed; it returns at once, leaving its
@@ -106,6 +112,12 @@ func (c *Client) NextN(ctx context.Context, dst []id64.ID) (int, error) {
 	n, s, err := c.fill(ctx, dst, c.opts.attempts, &log, nil)
 	if s != nil {
 		c.pool.put(s)
+	}
+	if n > 0 && c.buf.size > 0 {
+		// Buffered IDs drawn before these must not follow them.
+		c.mu.Lock()
+		c.buf.raise(slices.Max(dst[:n]))
+		c.mu.Unlock()
 	}
 	return n, err
 }

@@ -58,7 +58,8 @@
 //
 // Concurrent calls for up to 255 IDs share requests, as a database groups
 // commits. The client has up to one request in flight on each connection
-// of its pool (WithPoolSize). A call that finds a connection free sends its
+// of its pool (WithPoolSize; one in all with WithPrefetch, see Order). A
+// call that finds a connection free sends its
 // own request at once, from its own goroutine. Calls that come while every
 // connection has a request in flight queue; when a reply arrives, one
 // request goes out on that connection for all of them (pipelined as
@@ -72,23 +73,40 @@
 // waits for its own request, and when every connection is busy, first for
 // one of their replies, unless thousands of IDs wait ahead of it.
 //
+// # Order
+//
 // IDs handed to different calls are distinct, as the servers make them.
-// The IDs one goroutine gets from successive calls increase as long as
-// they come from one server: a call's IDs come from a request sent after
-// the call began, so after the reply to the goroutine's previous call was
-// read, and a server that issues increasing IDs across its connections
-// (floed does, for each sequence) makes the later ones greater, whichever
-// connection carries them. Failover to another server breaks this order,
-// and so may WithPrefetch.
+// When a call returns before another begins, from the same goroutine or
+// another, the later call's IDs are all greater, as long as both come from
+// one server that issues increasing IDs across its connections (floed
+// does, for each sequence). So the IDs one goroutine gets from successive
+// calls increase. Calls that overlap in time may get theirs in either
+// order.
+//
+// Without prefetch, a call's IDs come from a request sent after the call
+// began, so after the server issued the IDs of every call that had
+// returned. With WithPrefetch, the client keeps one request in flight at a
+// time, each sent after the reply before it was read, so each reply's IDs
+// are above those of the replies before, and the buffer hands them out in
+// that order. A call the buffer cannot serve waits for the request in
+// flight: sending its own beside it would fetch newer IDs, and hand the
+// older ones of the request in flight to later calls. The buffer also
+// drops any ID that is not above every ID the client has handed out (a
+// run of NextN beyond 255 IDs goes to a server on its own).
+//
+// Failover to another server breaks this order: its IDs may be lower.
+// With WithPrefetch, buffered IDs below those already handed out are then
+// dropped, until the new server's IDs pass them: with the servers' clocks
+// in step, within a tick or so.
 //
 // # Prefetch
 //
 // WithPrefetch(n, validity) keeps up to n IDs buffered, topped up by the
 // requests the client sends anyway and refilled in the background when the
-// buffer falls below half, so that most calls need no round trip. IDs are
+// buffer falls below half, so that most calls need no round trip. One
+// request is in flight at a time (see Order), for up to 4,080 IDs. IDs are
 // only handed out while younger than validity, counted from when their
-// request was sent; older ones are dropped unused, so that the IDs a
-// program hands out stay roughly sorted by time (k-sorted within
-// validity). The price is gaps: IDs dropped or buffered at Close are
-// never used.
+// request was sent; older ones are dropped unused, so that no call gets an
+// ID issued more than validity before it. The price is gaps: IDs dropped
+// or buffered at Close are never used.
 package client

@@ -23,6 +23,10 @@ type fakeConfig struct {
 	// onRequest, when not nil, is called with each request's count before
 	// the server answers it.
 	onRequest func(s *fakeServer, n int)
+	// onReply, when not nil, is called with each request's count once
+	// the server has drawn its IDs, before it writes the reply: holding
+	// it makes a reply land after replies whose IDs are greater.
+	onReply func(s *fakeServer, n int)
 }
 
 // nowIDs returns a counter for fake servers whose next ID is the first of
@@ -153,6 +157,9 @@ func (s *fakeServer) serve(nc net.Conn) {
 		reply = reply[:0]
 		for range n {
 			reply = wire.AppendID(reply, s.cfg.ids.Add(1))
+		}
+		if s.cfg.onReply != nil {
+			s.cfg.onReply(s, n)
 		}
 		if _, err := nc.Write(reply); err != nil {
 			return

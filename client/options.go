@@ -166,9 +166,9 @@ func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout =
 // request in flight, one request on each; calls that come while every
 // connection has one queue and share the next request to leave (see
 // Batching in the package documentation). With a pool of one, calls share
-// one request at a time. Each run of NextN beyond 255 IDs takes a
-// connection of its own; calls that find every connection busy wait for
-// one.
+// one request at a time, as they do with WithPrefetch. Each run of NextN
+// beyond 255 IDs takes a connection of its own; calls that find every
+// connection busy wait for one.
 func WithPoolSize(n int) Option { return func(o *options) { o.poolSize = n } }
 
 // WithDialer sets the function that opens connections, in place of
@@ -248,9 +248,12 @@ func WithMaxSkew(d time.Duration) Option { return func(o *options) { o.maxSkew =
 // (after a failed request, only once a call has succeeded again).
 // Buffered IDs are handed out only while they are younger than validity,
 // measured from when their request was sent; older ones are dropped, so
-// that IDs handed out stay within validity of their time order (k-sorted).
-// IDs dropped or still buffered at Close are never used: they leave gaps.
-// n = 0, the default, turns prefetching off.
+// that no call gets an ID issued more than validity before it. So that
+// IDs still increase from call to call, the client then keeps one
+// request in flight at a time, and a call the buffer cannot serve waits
+// for it (see Order in the package documentation). IDs dropped or still
+// buffered at Close are never used: they leave gaps. n = 0, the default,
+// turns prefetching off.
 func WithPrefetch(n int, validity time.Duration) Option {
 	return func(o *options) { o.prefetch, o.validity = n, validity }
 }

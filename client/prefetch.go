@@ -1,33 +1,37 @@
 package client
 
 import (
+	"slices"
 	"time"
 
 	"github.com/floeid/floe/id64"
 )
 
-// buffer holds prefetched IDs in the batches they came in, oldest request
-// first. It is not safe for concurrent use: the Client guards it with its
-// mutex.
+// buffer holds prefetched IDs in increasing order, in the batches they
+// came in. Every ID it hands out is above every ID the client handed out
+// before (floor): IDs that are not are dropped, so the client's IDs never
+// step back when a call takes from the buffer. It is not safe for
+// concurrent use: the Client guards it with its mutex.
 type buffer struct {
 	size     int           // immutable: the most IDs kept; 0 turns prefetching off
 	validity time.Duration // immutable: how long after its request an ID may be handed out
-	chunks   []chunk
-	n        int // IDs in chunks
+	chunks   []chunk       // their IDs increase across chunks, and all are above floor
+	n        int           // IDs in chunks
+	floor    id64.ID       // the highest ID the client has handed out
 }
 
 // chunk is the part of one reply that went to the buffer.
 type chunk struct {
-	ids []id64.ID // never written after push: waiters may hold sub-slices
+	ids []id64.ID // increasing; never written after push: waiters may hold sub-slices
 	// sent is when the request went out. The server made the IDs after
 	// that, so an ID's age measured from sent is never less than its true
 	// age: a stale ID is never taken for a fresh one.
 	sent time.Time
 }
 
-// expire drops the batches whose validity has run out by now. Batches come
-// in from several connections, so an older one may follow a newer one: all
-// are checked.
+// expire drops the batches whose validity has run out by now. All are
+// checked: a batch of a request that took long (a failover) may follow a
+// younger one.
 func (b *buffer) expire(now time.Time) {
 	kept := b.chunks[:0]
 	for _, ch := range b.chunks {
@@ -59,6 +63,7 @@ func (b *buffer) take(dst []id64.ID, now time.Time) bool {
 	for len(dst) > 0 {
 		ch := &b.chunks[0]
 		k := copy(dst, ch.ids)
+		b.floor = dst[k-1]
 		dst = dst[k:]
 		b.n -= k
 		if ch.ids = ch.ids[k:]; len(ch.ids) == 0 {
@@ -69,13 +74,51 @@ func (b *buffer) take(dst []id64.ID, now time.Time) bool {
 	return true
 }
 
-// push adds the IDs of a reply whose request was sent at sent.
+// push adds the IDs of a reply, which increase, whose request was sent at
+// sent. IDs not above the floor and every ID already buffered are dropped.
 func (b *buffer) push(ids []id64.ID, sent time.Time) {
+	top := b.floor
+	if k := len(b.chunks); k > 0 {
+		last := b.chunks[k-1].ids
+		top = max(top, last[len(last)-1])
+	}
+	ids = ids[atMost(ids, top):]
 	if len(ids) == 0 {
 		return
 	}
 	b.chunks = append(b.chunks, chunk{ids: ids, sent: sent})
 	b.n += len(ids)
+}
+
+// raise records that the client handed out IDs up to id other than from
+// the buffer, and drops the buffered IDs that are not above it.
+func (b *buffer) raise(id id64.ID) {
+	if id <= b.floor {
+		return
+	}
+	b.floor = id
+	for len(b.chunks) > 0 {
+		ch := &b.chunks[0]
+		k := atMost(ch.ids, id)
+		b.n -= k
+		if ch.ids = ch.ids[k:]; len(ch.ids) > 0 {
+			return // the chunks after it are above it
+		}
+		b.chunks[0] = chunk{}
+		b.chunks = b.chunks[1:]
+	}
+}
+
+// atMost returns how many of ids, which increase, are at most id.
+func atMost(ids []id64.ID, id id64.ID) int {
+	if len(ids) == 0 || ids[0] > id {
+		return 0
+	}
+	i, found := slices.BinarySearch(ids, id)
+	if found {
+		i++
+	}
+	return i
 }
 
 // room returns how many IDs a flight should add for the buffer, given the
