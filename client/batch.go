@@ -69,17 +69,17 @@ type waiter struct {
 // flight is one exchange for the waiters aboard and the prefetch buffer,
 // run by its pilot.
 type flight struct {
-	waiters []*waiter // immutable: in queue order
-	ids     []id64.ID // immutable: the waiters' shares in their order, then the buffer's
-	extra   int       // immutable: IDs for the prefetch buffer
-	tries   int       // immutable: attempts it makes; 1 for a refill, which no caller waits for
-	live    int       // guarded by Client.mu: waiters that have not left
+	waiters []*waiter     // immutable: in queue order
+	ids     []id64.ID     // immutable: the waiters' shares in their order, then the buffer's
+	extra   int           // immutable: IDs for the prefetch buffer
+	tries   int           // immutable: attempts it makes; 1 for a refill, which no caller waits for
+	sent    time.Duration // immutable: c.clock when it boarded, before its requests went out, when extra > 0
+	live    int           // guarded by Client.mu: waiters that have not left
 
 	// Only the pilot touches these; a new pilot takes over under
 	// Client.mu.
 	slot   *slot      // when not nil, the flight holds it, and its connection carries the flight's requests
 	filled int        // IDs of ids received, in complete rounds
-	sent   time.Time  // when it took off first, for the buffer's share
 	log    attemptLog // its failed attempts
 }
 
@@ -93,7 +93,7 @@ func (c *Client) get(ctx context.Context, dst []id64.ID) error {
 		c.mu.Unlock()
 		return ErrClosed
 	}
-	if c.buf.size > 0 && c.buf.take(dst, c.opts.now()) {
+	if c.buf.size > 0 && c.buf.take(dst, c.clock()) {
 		c.departLocked(nil) // a refill, when the buffer fell below half
 		c.mu.Unlock()
 		return nil
@@ -200,9 +200,6 @@ func (c *Client) fly(ctx context.Context, w *waiter) error {
 		c.abandonLocked(w)
 		return fl.log.err(err)
 	}
-	if fl.extra > 0 && fl.sent.IsZero() {
-		fl.sent = c.opts.now()
-	}
 	held := fl.slot
 	fl.slot = nil
 	n, s, err := c.fill(ctx, fl.ids[fl.filled:], fl.tries, &fl.log, held)
@@ -221,9 +218,6 @@ func (c *Client) fly(ctx context.Context, w *waiter) error {
 // refill flies fl, a refill of the prefetch buffer with no waiter aboard.
 func (c *Client) refill(fl *flight) {
 	defer c.wg.Done()
-	if fl.sent.IsZero() {
-		fl.sent = c.opts.now()
-	}
 	held := fl.slot
 	fl.slot = nil
 	_, s, err := c.fill(c.ctx, fl.ids, fl.tries, &fl.log, held)
@@ -273,9 +267,6 @@ func (c *Client) presendLocked(fl *flight, s *slot) {
 		c.pool.put(s)
 		return
 	}
-	if fl.extra > 0 {
-		fl.sent = c.opts.now()
-	}
 	if err := c.send(context.Background(), cn, len(fl.ids)); err != nil {
 		c.pool.drop(cn)
 		s.cn = nil
@@ -313,6 +304,11 @@ func (c *Client) boardLocked() *flight {
 		extra:   extra,
 		tries:   c.opts.attempts,
 		live:    n,
+	}
+	if extra > 0 {
+		// Before any of its requests go out: an ID's age is never
+		// understated.
+		fl.sent = c.clock()
 	}
 	if n == 0 {
 		// A refill is best effort: a failure is left for the next
@@ -393,7 +389,7 @@ func (c *Client) serveLocked() {
 	if c.buf.size == 0 || len(c.queue) == 0 {
 		return
 	}
-	now := c.opts.now()
+	now := c.clock()
 	c.buf.expire(now)
 	n, want := 0, 0
 	for _, w := range c.queue {

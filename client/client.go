@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/wire"
@@ -18,6 +19,7 @@ type Client struct {
 	endpoints []*endpoint     // immutable: in the order given to New
 	pool      *pool           // immutable
 	flights   int             // immutable: the most flights in the air: the pool's size, or 1 with prefetch
+	start     time.Time       // immutable: when New ran, by opts.now: see clock
 	ctx       context.Context // immutable: ends at Close, calling off flights
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup // the refills
@@ -63,6 +65,7 @@ func New(addrs []string, opts ...Option) (*Client, error) {
 		c.endpoints = append(c.endpoints, ep)
 	}
 	c.buf = buffer{size: o.prefetch, validity: o.validity}
+	c.start = o.now()
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
 }
@@ -149,6 +152,11 @@ func (c *Client) Close() error {
 	c.wg.Wait()
 	return nil
 }
+
+// clock returns the time since New by the monotonic clock, which measures
+// the age of prefetched IDs. It reads no wall clock: time.Now reads both,
+// and costs about twice as much, a cost every call from the buffer pays.
+func (c *Client) clock() time.Duration { return c.opts.since(c.start) }
 
 // warn logs at level Warn when the client has a logger.
 func (c *Client) warn(msg string, args ...any) {

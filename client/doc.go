@@ -105,7 +105,7 @@
 // requests the client sends anyway and refilled in the background when the
 // buffer falls below half, so that most calls need no round trip. One
 // request is in flight at a time (see Order), for up to 4,080 IDs. IDs are
-// only handed out while younger than validity, counted from when their
+// only handed out while younger than validity, counted from before their
 // request was sent; older ones are dropped unused, so that no call gets an
 // ID issued more than validity before it. The price is gaps: IDs dropped
 // or buffered at Close are never used.

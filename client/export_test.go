@@ -8,7 +8,12 @@ import (
 
 // WithNow sets the clock that measures the age of prefetched IDs, the
 // resolve interval and how long a failed address is passed over.
-func WithNow(now func() time.Time) Option { return func(o *options) { o.now = now } }
+func WithNow(now func() time.Time) Option {
+	return func(o *options) {
+		o.now = now
+		o.since = func(t time.Time) time.Duration { return now().Sub(t) }
+	}
+}
 
 // WithLookup replaces the DNS lookup of names.
 func WithLookup(lookup func(ctx context.Context, host string) ([]netip.Addr, error)) Option {

@@ -47,6 +47,7 @@ type options struct {
 
 	// Seams for tests, set through export_test.go.
 	now    func() time.Time
+	since  func(time.Time) time.Duration // how long since a reading of now
 	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
@@ -85,6 +86,7 @@ func defaults() options {
 		layout:      id64.Twitter,
 		maxSkew:     defaultMaxSkew,
 		now:         time.Now,
+		since:       time.Since,
 		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		},

@@ -23,19 +23,19 @@ type buffer struct {
 // chunk is the part of one reply that went to the buffer.
 type chunk struct {
 	ids []id64.ID // increasing; never written after push: waiters may hold sub-slices
-	// sent is when the request went out. The server made the IDs after
+	// sent is when the flight boarded, before its request went out, as
+	// Client.clock: a monotonic time. The server made the IDs after
 	// that, so an ID's age measured from sent is never less than its true
 	// age: a stale ID is never taken for a fresh one.
-	sent time.Time
+	sent time.Duration
 }
 
 // expire drops the batches whose validity has run out by now. All are
-// checked: a batch of a request that took long (a failover) may follow a
-// younger one.
-func (b *buffer) expire(now time.Time) {
+// checked, which is cheap: the buffer holds a few batches at most.
+func (b *buffer) expire(now time.Duration) {
 	kept := b.chunks[:0]
 	for _, ch := range b.chunks {
-		if now.Sub(ch.sent) < b.validity {
+		if now-ch.sent < b.validity {
 			kept = append(kept, ch)
 		} else {
 			b.n -= len(ch.ids)
@@ -46,7 +46,7 @@ func (b *buffer) expire(now time.Time) {
 }
 
 // available returns how many valid IDs the buffer holds at now.
-func (b *buffer) available(now time.Time) int {
+func (b *buffer) available(now time.Duration) int {
 	if b.n == 0 {
 		return 0
 	}
@@ -56,7 +56,7 @@ func (b *buffer) available(now time.Time) int {
 
 // take fills dst from the oldest batches if the buffer holds enough valid
 // IDs at now, and reports whether it did.
-func (b *buffer) take(dst []id64.ID, now time.Time) bool {
+func (b *buffer) take(dst []id64.ID, now time.Duration) bool {
 	if b.available(now) < len(dst) {
 		return false
 	}
@@ -76,7 +76,7 @@ func (b *buffer) take(dst []id64.ID, now time.Time) bool {
 
 // push adds the IDs of a reply, which increase, whose request was sent at
 // sent. IDs not above the floor and every ID already buffered are dropped.
-func (b *buffer) push(ids []id64.ID, sent time.Time) {
+func (b *buffer) push(ids []id64.ID, sent time.Duration) {
 	top := b.floor
 	if k := len(b.chunks); k > 0 {
 		last := b.chunks[k-1].ids

@@ -48,15 +48,16 @@ func benchCalls(b *testing.B, goroutines int, c nexter) {
 	var left atomic.Int64
 	left.Store(int64(b.N))
 	var wg sync.WaitGroup
+	base := time.Now() // calls are timed by the monotonic clock alone, the cheaper read
 	b.ResetTimer()
 	for g := range goroutines {
 		wg.Go(func() {
 			h := &hists[g]
 			var last id64.ID
 			for left.Add(-1) >= 0 {
-				start := time.Now()
+				start := time.Since(base)
 				id, err := c.Next(ctx)
-				h.record(time.Since(start))
+				h.record(time.Since(base) - start)
 				if err != nil {
 					b.Error(err)
 					return

@@ -12,12 +12,12 @@ import (
 // sit (the request of a batch that came later may have gone out earlier,
 // as in a failover) and drops IDs that are not above those before them.
 func TestBuffer(t *testing.T) {
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const t0 = time.Hour // a reading of Client.clock
 	b := buffer{size: 10, validity: time.Second}
-	b.push([]id64.ID{10, 11}, t0.Add(500*time.Millisecond))
+	b.push([]id64.ID{10, 11}, t0+500*time.Millisecond)
 	b.push([]id64.ID{1, 2, 3}, t0)    // below what is buffered
 	b.push([]id64.ID{11, 12, 13}, t0) // sent earlier, came later; 11 is buffered
-	b.push([]id64.ID{20, 21}, t0.Add(900*time.Millisecond))
+	b.push([]id64.ID{20, 21}, t0+900*time.Millisecond)
 	b.push(nil, t0)
 
 	tests := []struct {
@@ -36,7 +36,7 @@ func TestBuffer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		dst := make([]id64.ID, tc.n)
-		ok := b.take(dst, t0.Add(tc.at))
+		ok := b.take(dst, t0+tc.at)
 		if ok != (tc.want != nil) || (ok && !slices.Equal(dst, tc.want)) || b.n != tc.left {
 			t.Fatalf("%s: got %v, %v, %d left; want %v, %d left", tc.name, ok, dst, b.n, tc.want, tc.left)
 		}
@@ -62,7 +62,7 @@ func TestBuffer(t *testing.T) {
 // TestBuffer_Floor: the buffer hands out only IDs above every ID handed
 // out before, from it or not (raise).
 func TestBuffer_Floor(t *testing.T) {
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const t0 = time.Hour
 	b := buffer{size: 100, validity: time.Second}
 	steps := []struct {
 		name  string
