@@ -23,10 +23,9 @@ import (
 // lands, its pilot boards them all onto the next flight (a full flight's
 // worth, and the rest onto the next to land), sends that flight's requests
 // on the connection it holds, and wakes the first of them to read the
-// replies and land it. So under load
-// each round trip serves every call that came while every flight was in
-// the air; with a pool of one, every call that came during the round trip
-// before.
+// replies and land it. So under load each round trip serves every call
+// that came while every flight was in the air; with a pool of one, or with
+// prefetch, every call that came during the round trip before.
 //
 // Waiters own their result: a caller whose context ends leaves the queue,
 // or leaves its flight to land without it, and never sees its IDs written
