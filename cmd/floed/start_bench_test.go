@@ -1,0 +1,234 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/floeid/floe/floetest"
+)
+
+// BenchmarkStart measures a start: from the exec of a fresh process to the
+// first ID it sends, over the binary protocol and over HTTP. floed starts as
+// README.md's first command starts it, with no configuration but fresh
+// loopback ports and a new state directory: a first start, which writes and
+// fsyncs its state file before the first ID.
+//
+// Its peers start in the same iterations, interleaved: startfloor
+// (testdata/startfloor), a minimal Go program serving the same protocols
+// with no state, and, when $NOEQD_BIN names a noeqd binary, noeqd (binary
+// protocol only). Each iteration starts every program once; the metrics
+// are milliseconds from exec to the first ID, min, median and max over the
+// iterations, and the ratio of floed's median to the floor's. Run with a
+// fixed count of starts:
+//
+//	go test -run '^$' -bench Start -benchtime 20x ./cmd/floed
+func BenchmarkStart(b *testing.B) {
+	floor := buildStartFloor(b)
+	noeqd := os.Getenv("NOEQD_BIN")
+	for _, proto := range []string{"binary", "http"} {
+		b.Run(proto, func(b *testing.B) {
+			type peer struct {
+				name  string
+				start func(bin, web, state string) *exec.Cmd
+				times []time.Duration
+			}
+			peers := []*peer{
+				{name: "floed", start: func(bin, web, state string) *exec.Cmd {
+					cmd := exec.Command(floedBin, "--listen", bin, "--http", web, "--state", state)
+					cmd.Env = floedEnv(nil)
+					return cmd
+				}},
+				{name: "floor", start: func(bin, web, _ string) *exec.Cmd {
+					if proto == "http" {
+						return exec.Command(floor.http, "-l", bin, "-http", web)
+					}
+					return exec.Command(floor.binary, "-l", bin)
+				}},
+			}
+			if noeqd != "" && proto == "binary" {
+				peers = append(peers, &peer{name: "noeqd", start: func(bin, _, _ string) *exec.Cmd {
+					return exec.Command(noeqd, "-l", bin)
+				}})
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				// Rotate who goes first, so that none always starts
+				// right after another's exit.
+				for j := range peers {
+					p := peers[(i+j)%len(peers)]
+					d, err := firstIDTime(b, proto, p.start)
+					if err != nil {
+						b.Fatalf("%s: %v", p.name, err)
+					}
+					p.times = append(p.times, d)
+				}
+			}
+			b.StopTimer()
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			var medians []time.Duration
+			for _, p := range peers {
+				slices.Sort(p.times)
+				med := p.times[len(p.times)/2]
+				medians = append(medians, med)
+				b.ReportMetric(ms(p.times[0]), p.name+"-min-ms")
+				b.ReportMetric(ms(med), p.name+"-median-ms")
+				b.ReportMetric(ms(p.times[len(p.times)-1]), p.name+"-max-ms")
+			}
+			b.ReportMetric(float64(medians[0])/float64(medians[1]), "floed/floor")
+			if len(medians) > 2 {
+				b.ReportMetric(float64(medians[0])/float64(medians[2]), "floed/noeqd")
+			}
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// startFloor holds startfloor's two builds: with HTTP and without.
+type startFloor struct{ binary, http string }
+
+var buildStartFloor = func() func(testing.TB) startFloor {
+	var (
+		once  sync.Once
+		floor startFloor
+		err   error
+	)
+	return func(tb testing.TB) startFloor {
+		tb.Helper()
+		once.Do(func() {
+			dir := filepath.Dir(floedBin)
+			floor = startFloor{binary: filepath.Join(dir, "startfloor"), http: filepath.Join(dir, "startfloor-http")}
+			for _, build := range [][]string{{"-o", floor.binary}, {"-tags", "http", "-o", floor.http}} {
+				cmd := exec.Command("go", append(append([]string{"build"}, build...), "./testdata/startfloor")...)
+				if out, e := cmd.CombinedOutput(); e != nil {
+					err = fmt.Errorf("building startfloor: %v\n%s", e, out)
+					return
+				}
+			}
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return floor
+	}
+}()
+
+// idPattern matches an ID in floed's JSON reply, and the floor's.
+var idPattern = regexp.MustCompile(`"ids":\["[0-9]+"\]`)
+
+// firstIDTime starts the command of start on fresh loopback ports and a new
+// state directory, and returns the time from its exec to the first ID
+// received over proto ("binary" or "http"). It kills the process before
+// returning.
+func firstIDTime(tb testing.TB, proto string, start func(bin, web, state string) *exec.Cmd) (time.Duration, error) {
+	tb.Helper()
+	const attempts = 5
+	for range attempts {
+		addrs := floetest.FreeAddrs(tb, 2)
+		state, err := os.MkdirTemp(tb.TempDir(), "state")
+		if err != nil {
+			return 0, err
+		}
+		cmd := start(addrs[0], addrs[1], state)
+		stderr := &floetest.Buffer{}
+		cmd.Stderr = stderr
+		done := make(chan struct{})
+		t0 := time.Now()
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		go func() {
+			cmd.Wait()
+			close(done)
+		}()
+		addr := addrs[0]
+		if proto == "http" {
+			addr = addrs[1]
+		}
+		d, err := firstID(proto, addr, t0, done)
+		cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		if errors.Is(err, errExited) && strings.Contains(stderr.String(), "address already in use") {
+			continue // a port was taken in the meantime
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%w\n%s", err, stderr.String())
+		}
+		return d, nil
+	}
+	return 0, fmt.Errorf("its ports were taken in %d attempts", attempts)
+}
+
+var errExited = errors.New("exited before its first ID")
+
+// firstID connects to addr as soon as it accepts connections, asks for one
+// ID over proto and returns the time from t0 to its arrival. A connection
+// succeeds once the port is bound, before the server accepts it, so only
+// the time before the bind is polled, every 100 µs; the request then
+// waits in the socket until the server reads it.
+func firstID(proto, addr string, t0 time.Time, exited <-chan struct{}) (time.Duration, error) {
+	deadline := t0.Add(startDeadline)
+	var c net.Conn
+	for {
+		var err error
+		if c, err = net.Dial("tcp", addr); err == nil {
+			break
+		}
+		select {
+		case <-exited:
+			return 0, errExited
+		default:
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("no connection to %s after %v: %v", addr, startDeadline, err)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	defer c.Close()
+	c.SetDeadline(deadline)
+	if proto == "binary" {
+		if _, err := c.Write([]byte{1}); err != nil {
+			return 0, err
+		}
+		var id [8]byte
+		if _, err := io.ReadFull(c, id[:]); err != nil {
+			return 0, fmt.Errorf("reading the first ID: %w", err)
+		}
+		d := time.Since(t0)
+		if id == [8]byte{} {
+			return 0, errors.New("the first ID is 0")
+		}
+		return d, nil
+	}
+	if _, err := io.WriteString(c, "GET /v1/ids?n=1 HTTP/1.1\r\nHost: "+addr+"\r\nConnection: close\r\n\r\n"); err != nil {
+		return 0, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return 0, fmt.Errorf("reading the reply: %w", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	d := time.Since(t0)
+	if err != nil {
+		return 0, fmt.Errorf("reading the reply: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK || !idPattern.Match(body) {
+		return 0, fmt.Errorf("reply %s %q, want 200 and one ID", resp.Status, body)
+	}
+	return d, nil
+}
