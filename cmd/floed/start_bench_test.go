@@ -34,12 +34,13 @@ import (
 // with no state, and, when $NOEQD_BIN names a noeqd binary, noeqd (binary
 // protocol only). Each iteration starts every program once; the metrics
 // are milliseconds from exec to the first ID, min, median and max over the
-// iterations, and the ratio of floed's median to the floor's. Run with a
-// fixed count of starts:
+// iterations, and the ratio of floed's median to the floor's. floed and
+// startfloor are built as scripts/release builds floed (buildStartBins);
+// build noeqd the same way. Run with a fixed count of starts:
 //
 //	go test -run '^$' -bench Start -benchtime 20x ./cmd/floed
 func BenchmarkStart(b *testing.B) {
-	floor := buildStartFloor(b)
+	bins := buildStartBins(b)
 	noeqd := os.Getenv("NOEQD_BIN")
 	for _, proto := range []string{"binary", "http"} {
 		b.Run(proto, func(b *testing.B) {
@@ -50,15 +51,15 @@ func BenchmarkStart(b *testing.B) {
 			}
 			peers := []*peer{
 				{name: "floed", start: func(bin, web, state string) *exec.Cmd {
-					cmd := exec.Command(floedBin, "--listen", bin, "--http", web, "--state", state)
+					cmd := exec.Command(bins.floed, "--listen", bin, "--http", web, "--state", state)
 					cmd.Env = floedEnv(nil)
 					return cmd
 				}},
 				{name: "floor", start: func(bin, web, _ string) *exec.Cmd {
 					if proto == "http" {
-						return exec.Command(floor.http, "-l", bin, "-http", web)
+						return exec.Command(bins.floorHTTP, "-l", bin, "-http", web)
 					}
-					return exec.Command(floor.binary, "-l", bin)
+					return exec.Command(bins.floor, "-l", bin)
 				}},
 			}
 			if noeqd != "" && proto == "binary" {
@@ -99,24 +100,35 @@ func BenchmarkStart(b *testing.B) {
 	}
 }
 
-// startFloor holds startfloor's two builds: with HTTP and without.
-type startFloor struct{ binary, http string }
+// startBins are the programs BenchmarkStart starts, built as
+// scripts/release builds floed: static (CGO_ENABLED=0), -trimpath, without
+// symbols.
+type startBins struct{ floed, floor, floorHTTP string }
 
-var buildStartFloor = func() func(testing.TB) startFloor {
+var buildStartBins = func() func(testing.TB) startBins {
 	var (
-		once  sync.Once
-		floor startFloor
-		err   error
+		once sync.Once
+		bins startBins
+		err  error
 	)
-	return func(tb testing.TB) startFloor {
+	return func(tb testing.TB) startBins {
 		tb.Helper()
 		once.Do(func() {
 			dir := filepath.Dir(floedBin)
-			floor = startFloor{binary: filepath.Join(dir, "startfloor"), http: filepath.Join(dir, "startfloor-http")}
-			for _, build := range [][]string{{"-o", floor.binary}, {"-tags", "http", "-o", floor.http}} {
-				cmd := exec.Command("go", append(append([]string{"build"}, build...), "./testdata/startfloor")...)
+			bins = startBins{
+				floed:     filepath.Join(dir, "floed-release"),
+				floor:     filepath.Join(dir, "startfloor"),
+				floorHTTP: filepath.Join(dir, "startfloor-http"),
+			}
+			for _, build := range [][]string{
+				{"-o", bins.floed, "."},
+				{"-o", bins.floor, "./testdata/startfloor"},
+				{"-tags", "http", "-o", bins.floorHTTP, "./testdata/startfloor"},
+			} {
+				cmd := exec.Command("go", append([]string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w"}, build...)...)
+				cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 				if out, e := cmd.CombinedOutput(); e != nil {
-					err = fmt.Errorf("building startfloor: %v\n%s", e, out)
+					err = fmt.Errorf("go build %v: %v\n%s", build, e, out)
 					return
 				}
 			}
@@ -124,7 +136,7 @@ var buildStartFloor = func() func(testing.TB) startFloor {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		return floor
+		return bins
 	}
 }()
 
