@@ -24,56 +24,84 @@ import (
 )
 
 // BenchmarkStart measures a start: from the exec of a fresh process to the
-// first ID it sends, over the binary protocol and over HTTP. floed starts as
-// README.md's first command starts it, with no configuration but fresh
-// loopback ports and a new state directory: a first start, which writes and
-// fsyncs its state file before the first ID.
+// first ID it sends. floed starts as README.md's first command starts it,
+// with no configuration but fresh loopback ports and its own state
+// directory. Its cases:
+//
+//   - first/binary, first/http: a first start, in a state directory that does
+//     not exist yet, to the first ID over the binary protocol and over HTTP.
+//     floed creates the directory and writes and fsyncs its state file
+//     before that ID;
+//   - restart/binary: a start over the state file of an earlier clean stop,
+//     which floed reads, extends and fsyncs before the first ID.
 //
 // Its peers start in the same iterations, interleaved: startfloor
 // (testdata/startfloor), a minimal Go program serving the same protocols
-// with no state, and, when $NOEQD_BIN names a noeqd binary, noeqd (binary
-// protocol only). Each iteration starts every program once; the metrics
-// are milliseconds from exec to the first ID, min, median and max over the
-// iterations, and the ratio of floed's median to the floor's. floed and
-// startfloor are built as scripts/release builds floed (buildStartBins);
-// build noeqd the same way. Run with a fixed count of starts:
+// with no state; noeqd, when $NOEQD_BIN names its binary (binary protocol
+// only); and another floed, when $BASELINE_FLOED names one (an earlier
+// build, for a before and after). Each iteration starts every program once,
+// in a rotating order. The metrics are milliseconds from exec to the first
+// ID, min, median and max over the iterations, and the ratios of floed's
+// median to each peer's. floed and startfloor are built as scripts/release
+// builds floed (buildStartBins); build the peers the same way. Run with a
+// fixed count of starts:
 //
 //	go test -run '^$' -bench Start -benchtime 20x ./cmd/floed
 func BenchmarkStart(b *testing.B) {
 	bins := buildStartBins(b)
-	noeqd := os.Getenv("NOEQD_BIN")
-	for _, proto := range []string{"binary", "http"} {
-		b.Run(proto, func(b *testing.B) {
+	noeqd, baseline := os.Getenv("NOEQD_BIN"), os.Getenv("BASELINE_FLOED")
+	for _, bc := range []struct{ state, proto string }{{"first", "binary"}, {"first", "http"}, {"restart", "binary"}} {
+		b.Run(bc.state+"/"+bc.proto, func(b *testing.B) {
+			var template []byte // the state file a restart starts over
+			if bc.state == "restart" {
+				template = stoppedState(b, bins.floed)
+			}
+			// floedCmd starts the floed binary bin in a new state
+			// directory: one that does not exist, or one holding
+			// template.
+			floedCmd := func(bin string) func(binAddr, webAddr string) (*exec.Cmd, error) {
+				return func(binAddr, webAddr string) (*exec.Cmd, error) {
+					state := filepath.Join(b.TempDir(), "floed")
+					if template != nil {
+						if err := os.Mkdir(state, 0o700); err != nil {
+							return nil, err
+						}
+						if err := os.WriteFile(filepath.Join(state, "floed.state"), template, 0o600); err != nil {
+							return nil, err
+						}
+					}
+					cmd := exec.Command(bin, "--listen", binAddr, "--http", webAddr, "--state", state)
+					cmd.Env = floedEnv(nil)
+					return cmd, nil
+				}
+			}
 			type peer struct {
 				name  string
-				start func(bin, web, state string) *exec.Cmd
+				start func(binAddr, webAddr string) (*exec.Cmd, error)
 				times []time.Duration
 			}
 			peers := []*peer{
-				{name: "floed", start: func(bin, web, state string) *exec.Cmd {
-					cmd := exec.Command(bins.floed, "--listen", bin, "--http", web, "--state", state)
-					cmd.Env = floedEnv(nil)
-					return cmd
-				}},
-				{name: "floor", start: func(bin, web, _ string) *exec.Cmd {
-					if proto == "http" {
-						return exec.Command(bins.floorHTTP, "-l", bin, "-http", web)
+				{name: "floed", start: floedCmd(bins.floed)},
+				{name: "floor", start: func(binAddr, webAddr string) (*exec.Cmd, error) {
+					if bc.proto == "http" {
+						return exec.Command(bins.floorHTTP, "-l", binAddr, "-http", webAddr), nil
 					}
-					return exec.Command(bins.floor, "-l", bin)
+					return exec.Command(bins.floor, "-l", binAddr), nil
 				}},
 			}
-			if noeqd != "" && proto == "binary" {
-				peers = append(peers, &peer{name: "noeqd", start: func(bin, _, _ string) *exec.Cmd {
-					return exec.Command(noeqd, "-l", bin)
+			if noeqd != "" && bc.proto == "binary" {
+				peers = append(peers, &peer{name: "noeqd", start: func(binAddr, _ string) (*exec.Cmd, error) {
+					return exec.Command(noeqd, "-l", binAddr), nil
 				}})
+			}
+			if baseline != "" {
+				peers = append(peers, &peer{name: "baseline", start: floedCmd(baseline)})
 			}
 			b.ResetTimer()
 			for i := range b.N {
-				// Rotate who goes first, so that none always starts
-				// right after another's exit.
 				for j := range peers {
 					p := peers[(i+j)%len(peers)]
-					d, err := firstIDTime(b, proto, p.start)
+					d, err := firstIDTime(b, bc.proto, p.start, false)
 					if err != nil {
 						b.Fatalf("%s: %v", p.name, err)
 					}
@@ -91,13 +119,32 @@ func BenchmarkStart(b *testing.B) {
 				b.ReportMetric(ms(med), p.name+"-median-ms")
 				b.ReportMetric(ms(p.times[len(p.times)-1]), p.name+"-max-ms")
 			}
-			b.ReportMetric(float64(medians[0])/float64(medians[1]), "floed/floor")
-			if len(medians) > 2 {
-				b.ReportMetric(float64(medians[0])/float64(medians[2]), "floed/noeqd")
+			for i, p := range peers[1:] {
+				b.ReportMetric(float64(medians[0])/float64(medians[i+1]), "floed/"+p.name)
 			}
 			b.ReportMetric(0, "ns/op")
 		})
 	}
+}
+
+// stoppedState returns the state file that the floed binary bin leaves
+// after it served an ID and stopped cleanly.
+func stoppedState(tb testing.TB, bin string) []byte {
+	tb.Helper()
+	state := filepath.Join(tb.TempDir(), "floed")
+	_, err := firstIDTime(tb, "binary", func(binAddr, webAddr string) (*exec.Cmd, error) {
+		cmd := exec.Command(bin, "--listen", binAddr, "--http", webAddr, "--state", state)
+		cmd.Env = floedEnv(nil)
+		return cmd, nil
+	}, true)
+	if err != nil {
+		tb.Fatalf("a state file to restart over: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(state, "floed.state"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
 
 // startBins are the programs BenchmarkStart starts, built as
@@ -143,29 +190,29 @@ var buildStartBins = func() func(testing.TB) startBins {
 // idPattern matches an ID in floed's JSON reply, and the floor's.
 var idPattern = regexp.MustCompile(`"ids":\["[0-9]+"\]`)
 
-// firstIDTime starts the command of start on fresh loopback ports and a new
-// state directory, and returns the time from its exec to the first ID
-// received over proto ("binary" or "http"). It kills the process before
-// returning.
-func firstIDTime(tb testing.TB, proto string, start func(bin, web, state string) *exec.Cmd) (time.Duration, error) {
+// firstIDTime starts the command of start on fresh loopback ports and
+// returns the time from its exec to the first ID received over proto
+// ("binary" or "http"). Then it kills the process, or if graceful, stops
+// it with SIGTERM and wants exit status 0.
+func firstIDTime(tb testing.TB, proto string, start func(binAddr, webAddr string) (*exec.Cmd, error), graceful bool) (time.Duration, error) {
 	tb.Helper()
 	const attempts = 5
 	for range attempts {
 		addrs := floetest.FreeAddrs(tb, 2)
-		state, err := os.MkdirTemp(tb.TempDir(), "state")
+		cmd, err := start(addrs[0], addrs[1])
 		if err != nil {
 			return 0, err
 		}
-		cmd := start(addrs[0], addrs[1], state)
 		stderr := &floetest.Buffer{}
 		cmd.Stderr = stderr
-		done := make(chan struct{})
 		t0 := time.Now()
 		if err := cmd.Start(); err != nil {
 			return 0, err
 		}
+		done := make(chan struct{})
+		var waitErr error
 		go func() {
-			cmd.Wait()
+			waitErr = cmd.Wait()
 			close(done)
 		}()
 		addr := addrs[0]
@@ -173,6 +220,13 @@ func firstIDTime(tb testing.TB, proto string, start func(bin, web, state string)
 			addr = addrs[1]
 		}
 		d, err := firstID(proto, addr, t0, done)
+		if err == nil && graceful {
+			cmd.Process.Signal(syscall.SIGTERM)
+			<-done
+			if waitErr != nil {
+				err = fmt.Errorf("stopping: %v", waitErr)
+			}
+		}
 		cmd.Process.Signal(syscall.SIGKILL)
 		<-done
 		if errors.Is(err, errExited) && strings.Contains(stderr.String(), "address already in use") {
