@@ -42,7 +42,9 @@ import (
 // build, for a before and after). Each iteration starts every program once,
 // in a rotating order. The metrics are milliseconds from exec to the first
 // ID, min, median and max over the iterations, and the ratios of floed's
-// median to each peer's. floed and startfloor are built as scripts/release
+// median to each peer's; and the median CPU time (user and system) of each
+// process from exec to its kill right after the first ID, which other work
+// on the machine disturbs less than the wall time. floed and startfloor are built as scripts/release
 // builds floed (buildStartBins); build the peers the same way. Run with a
 // fixed count of starts:
 //
@@ -78,7 +80,8 @@ func BenchmarkStart(b *testing.B) {
 			type peer struct {
 				name  string
 				start func(binAddr, webAddr string) (*exec.Cmd, error)
-				times []time.Duration
+				times []time.Duration // exec to first ID
+				cpu   []time.Duration // CPU time, exec to kill
 			}
 			peers := []*peer{
 				{name: "floed", start: floedCmd(bins.floed)},
@@ -101,11 +104,12 @@ func BenchmarkStart(b *testing.B) {
 			for i := range b.N {
 				for j := range peers {
 					p := peers[(i+j)%len(peers)]
-					d, err := firstIDTime(b, bc.proto, p.start, false)
+					d, cpu, err := firstIDTime(b, bc.proto, p.start, false)
 					if err != nil {
 						b.Fatalf("%s: %v", p.name, err)
 					}
 					p.times = append(p.times, d)
+					p.cpu = append(p.cpu, cpu)
 				}
 			}
 			b.StopTimer()
@@ -118,6 +122,8 @@ func BenchmarkStart(b *testing.B) {
 				b.ReportMetric(ms(p.times[0]), p.name+"-min-ms")
 				b.ReportMetric(ms(med), p.name+"-median-ms")
 				b.ReportMetric(ms(p.times[len(p.times)-1]), p.name+"-max-ms")
+				slices.Sort(p.cpu)
+				b.ReportMetric(ms(p.cpu[len(p.cpu)/2]), p.name+"-cpu-median-ms")
 			}
 			for i, p := range peers[1:] {
 				b.ReportMetric(float64(medians[0])/float64(medians[i+1]), "floed/"+p.name)
@@ -132,7 +138,7 @@ func BenchmarkStart(b *testing.B) {
 func stoppedState(tb testing.TB, bin string) []byte {
 	tb.Helper()
 	state := filepath.Join(tb.TempDir(), "floed")
-	_, err := firstIDTime(tb, "binary", func(binAddr, webAddr string) (*exec.Cmd, error) {
+	_, _, err := firstIDTime(tb, "binary", func(binAddr, webAddr string) (*exec.Cmd, error) {
 		cmd := exec.Command(bin, "--listen", binAddr, "--http", webAddr, "--state", state)
 		cmd.Env = floedEnv(nil)
 		return cmd, nil
@@ -192,22 +198,23 @@ var idPattern = regexp.MustCompile(`"ids":\["[0-9]+"\]`)
 
 // firstIDTime starts the command of start on fresh loopback ports and
 // returns the time from its exec to the first ID received over proto
-// ("binary" or "http"). Then it kills the process, or if graceful, stops
-// it with SIGTERM and wants exit status 0.
-func firstIDTime(tb testing.TB, proto string, start func(binAddr, webAddr string) (*exec.Cmd, error), graceful bool) (time.Duration, error) {
+// ("binary" or "http"), and the CPU time the process used (user and
+// system) from its exec to its exit. Then it kills the process, or if
+// graceful, stops it with SIGTERM and wants exit status 0.
+func firstIDTime(tb testing.TB, proto string, start func(binAddr, webAddr string) (*exec.Cmd, error), graceful bool) (time.Duration, time.Duration, error) {
 	tb.Helper()
 	const attempts = 5
 	for range attempts {
 		addrs := floetest.FreeAddrs(tb, 2)
 		cmd, err := start(addrs[0], addrs[1])
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		stderr := &floetest.Buffer{}
 		cmd.Stderr = stderr
 		t0 := time.Now()
 		if err := cmd.Start(); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		done := make(chan struct{})
 		var waitErr error
@@ -233,11 +240,11 @@ func firstIDTime(tb testing.TB, proto string, start func(binAddr, webAddr string
 			continue // a port was taken in the meantime
 		}
 		if err != nil {
-			return 0, fmt.Errorf("%w\n%s", err, stderr.String())
+			return 0, 0, fmt.Errorf("%w\n%s", err, stderr.String())
 		}
-		return d, nil
+		return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 	}
-	return 0, fmt.Errorf("its ports were taken in %d attempts", attempts)
+	return 0, 0, fmt.Errorf("its ports were taken in %d attempts", attempts)
 }
 
 var errExited = errors.New("exited before its first ID")
