@@ -37,7 +37,10 @@ import (
 //
 // Its peers start in the same iterations, interleaved: startfloor
 // (testdata/startfloor), a minimal Go program serving the same protocols
-// with no state; noeqd, when $NOEQD_BIN names its binary (binary protocol
+// with no state; "linked", startfloor linking the packages floed links,
+// which then run their initializers, so that floed's time above linked's
+// is its own work and linked's above the floor's the cost of what it
+// links; noeqd, when $NOEQD_BIN names its binary (binary protocol
 // only); and another floed, when $BASELINE_FLOED names one (an earlier
 // build, for a before and after). Each iteration starts every program once,
 // in a rotating order. The metrics are milliseconds from exec to the first
@@ -92,6 +95,12 @@ func BenchmarkStart(b *testing.B) {
 					return exec.Command(bins.floor, "-l", binAddr), nil
 				}},
 			}
+			peers = append(peers, &peer{name: "linked", start: func(binAddr, webAddr string) (*exec.Cmd, error) {
+				if bc.proto == "http" {
+					return exec.Command(bins.linked, "-l", binAddr, "-http", webAddr), nil
+				}
+				return exec.Command(bins.linked, "-l", binAddr), nil
+			}})
 			if noeqd != "" && bc.proto == "binary" {
 				peers = append(peers, &peer{name: "noeqd", start: func(binAddr, _ string) (*exec.Cmd, error) {
 					return exec.Command(noeqd, "-l", binAddr), nil
@@ -156,7 +165,7 @@ func stoppedState(tb testing.TB, bin string) []byte {
 // startBins are the programs BenchmarkStart starts, built as
 // scripts/release builds floed: static (CGO_ENABLED=0), -trimpath, without
 // symbols.
-type startBins struct{ floed, floor, floorHTTP string }
+type startBins struct{ floed, floor, floorHTTP, linked string }
 
 var buildStartBins = func() func(testing.TB) startBins {
 	var (
@@ -172,11 +181,13 @@ var buildStartBins = func() func(testing.TB) startBins {
 				floed:     filepath.Join(dir, "floed-release"),
 				floor:     filepath.Join(dir, "startfloor"),
 				floorHTTP: filepath.Join(dir, "startfloor-http"),
+				linked:    filepath.Join(dir, "startfloor-linked"),
 			}
 			for _, build := range [][]string{
 				{"-o", bins.floed, "."},
 				{"-o", bins.floor, "./testdata/startfloor"},
 				{"-tags", "http", "-o", bins.floorHTTP, "./testdata/startfloor"},
+				{"-tags", "http,linked", "-o", bins.linked, "./testdata/startfloor"},
 			} {
 				cmd := exec.Command("go", append([]string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w"}, build...)...)
 				cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

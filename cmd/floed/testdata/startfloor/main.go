@@ -2,7 +2,8 @@
 // (BenchmarkStart): about the least a Go program serving noeqd's binary
 // protocol does between its exec and its first ID. It keeps no state and
 // checks no setting. Built with -tags http, it also answers any GET on
-// -http with one ID in floed's JSON.
+// -http with one ID in floed's JSON; with -tags linked (and http), it also
+// links the packages floed links.
 package main
 
 import (
