@@ -43,6 +43,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -179,7 +180,9 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	build := buildinfo.Read()
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(
+		lazyCollector(func() prometheus.Collector { return collectors.NewGoCollector() }),
+		lazyCollector(func() prometheus.Collector { return collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}) }))
 
 	// A single node keeps its reservations in the state file; a cluster
 	// node, in the coordinator, whose Sources the sequences then use.
@@ -435,6 +438,21 @@ type redisLog struct{ l *slog.Logger }
 func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
 	r.l.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
 }
+
+// lazyCollector returns a collector that build makes at its first
+// collection, a scrape of /metrics, instead of at the start. It is an
+// unchecked collector (its Describe sends nothing): the registry checks its
+// metrics when it gathers them, not when it registers it. The Go and
+// process collectors cost a start about 0.1 ms before its first ID.
+func lazyCollector(build func() prometheus.Collector) prometheus.Collector {
+	return onFirstCollect{sync.OnceValue(build)}
+}
+
+type onFirstCollect struct{ get func() prometheus.Collector }
+
+func (onFirstCollect) Describe(chan<- *prometheus.Desc) {}
+
+func (c onFirstCollect) Collect(ch chan<- prometheus.Metric) { c.get().Collect(ch) }
 
 // offsetClock shifts a clock, for tests that set it back across a restart.
 type offsetClock struct {

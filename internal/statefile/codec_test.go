@@ -2,6 +2,8 @@ package statefile
 
 import (
 	"bytes"
+	"hash/crc32"
+	"strings"
 	"testing"
 )
 
@@ -87,4 +89,17 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("encoding is not stable: %q then %q", enc, enc2)
 		}
 	})
+}
+
+// TestCastagnoli checks the table of castagnoli against hash/crc32's own
+// CRC-32C.
+func TestCastagnoli(t *testing.T) {
+	tests := []string{"", "a", "123456789", `{"default":{"definition":"id64"}}`, strings.Repeat("floe", 1000)}
+	for _, in := range tests {
+		got := crc32.Checksum([]byte(in), castagnoli())
+		want := crc32.Checksum([]byte(in), crc32.MakeTable(crc32.Castagnoli))
+		if got != want {
+			t.Errorf("CRC-32C of %.20q: got %08x, want %08x", in, got, want)
+		}
+	}
 }

@@ -65,13 +65,22 @@ type File struct {
 
 	fresh bool // immutable: Open found no state file
 
+	// created, when not nil, closes once the fsync of the parent of the
+	// directory Open created has returned, with its error in createErr
+	// (immutable once created closes). Until then nothing written in the
+	// directory is durable: writes wait for it, and so does Close.
+	created   chan struct{}
+	createErr error
+
 	mu     sync.Mutex // serializes writes and Close
 	lock   *os.File   // guarded by mu; nil where the platform has no lock
 	closed bool       // guarded by mu
 }
 
 // Open opens the state directory dir, creating it (mode 0o700) if needed,
-// locks it against other processes and reads its state file. The lock
+// locks it against other processes and reads its state file. The fsync
+// that makes a new directory's entry durable runs in the background; every
+// write (Put, Delete) waits for it, and fails with its error. The lock
 // file names the holder by the program's name (the base of os.Args[0]);
 // OpenAs names it otherwise.
 //
@@ -97,15 +106,12 @@ func OpenAs(dir, holder string) (*File, error) {
 	if holder == "" {
 		holder = programName()
 	}
+	created := false
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("floe: create state directory: %w", err)
 		}
-		// Make the new directory's entry durable, as the state file's
-		// own entry will be.
-		if err := syncDir(filepath.Dir(filepath.Clean(dir))); err != nil {
-			return nil, fmt.Errorf("floe: create state directory %s: %w", dir, err)
-		}
+		created = true
 	}
 	lockPath := filepath.Join(dir, LockName)
 	lock, err := lockFile(lockPath)
@@ -121,6 +127,20 @@ func OpenAs(dir, holder string) (*File, error) {
 		recordHolder(lock, Holder{Name: holder, PID: os.Getpid()})
 	}
 	f := &File{dir: dir, path: filepath.Join(dir, StateName), lock: lock}
+	if created {
+		// Make the new directory's entry durable, as the state file's
+		// own entry will be. The fsync runs beside the rest of the
+		// start, the first write's own fsyncs included; every write
+		// waits for it before it returns.
+		parent := filepath.Dir(filepath.Clean(dir))
+		f.created = make(chan struct{})
+		go func() {
+			defer close(f.created)
+			if err := syncParent(parent); err != nil {
+				f.createErr = fmt.Errorf("floe: create state directory %s: %w", dir, err)
+			}
+		}()
+	}
 	seqs, fresh, err := f.read()
 	if err != nil {
 		f.Close()
@@ -250,8 +270,25 @@ func (f *File) update(change func(cur map[string]Sequence) (map[string]Sequence,
 	if err := writeFile(f.dir, f.path, b); err != nil {
 		return fmt.Errorf("floe: write state file %s: %w", f.path, err)
 	}
+	if err := f.createdDurably(); err != nil {
+		return err
+	}
 	f.seqs.Store(&next)
 	return nil
+}
+
+// syncParent fsyncs the parent of a directory Open created; tests replace
+// it.
+var syncParent = syncDir
+
+// createdDurably waits for the fsync that makes the entry of a directory
+// Open created durable, and returns its error.
+func (f *File) createdDurably() error {
+	if f.created == nil {
+		return nil
+	}
+	<-f.created
+	return f.createErr
 }
 
 // Close releases the directory's lock. Later Puts and Deletes fail with
@@ -264,6 +301,7 @@ func (f *File) Close() error {
 		return nil
 	}
 	f.closed = true
+	f.createdDurably()
 	if f.lock == nil {
 		return nil
 	}

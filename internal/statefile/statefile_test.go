@@ -506,3 +506,54 @@ func BenchmarkFile_Put(b *testing.B) {
 		})
 	}
 }
+
+// TestOpen_CreatedDirDurable checks that the writes in a directory Open
+// created wait for the fsync of its parent, and fail with its error (which
+// they can only return once it has returned).
+func TestOpen_CreatedDirDurable(t *testing.T) {
+	errSync := errors.New("fsync failed")
+	tests := []struct {
+		name    string
+		exists  bool  // the directory exists before Open
+		syncErr error // the parent's fsync's
+		wantErr error // Put's
+		syncs   int   // fsyncs of the parent
+	}{
+		{name: "new directory", syncs: 1},
+		{name: "new directory, its parent's fsync fails", syncErr: errSync, wantErr: errSync, syncs: 1},
+		{name: "existing directory", exists: true, syncErr: errSync},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "state")
+			if tt.exists {
+				if err := os.Mkdir(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var syncs []string // written by Open's goroutine, read after Put and Close
+			syncParent = func(d string) error {
+				syncs = append(syncs, d)
+				return tt.syncErr
+			}
+			defer func() { syncParent = syncDir }()
+			f, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Put("a", Sequence{Definition: "id64", Reserved: 1}); !errors.Is(err, tt.wantErr) {
+				t.Errorf("Put: got %v, want %v", err, tt.wantErr)
+			}
+			if err := f.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if len(syncs) != tt.syncs || tt.syncs > 0 && syncs[0] != parent {
+				t.Errorf("the parent's fsyncs: got %q, want %d of %s", syncs, tt.syncs, parent)
+			}
+			if _, ok := f.Sequence("a"); ok != (tt.wantErr == nil) {
+				t.Errorf("after Put's %v, the sequence is recorded: %v", tt.wantErr, ok)
+			}
+		})
+	}
+}

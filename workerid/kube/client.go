@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	authzv1 "k8s.io/api/authorization/v1"
@@ -57,8 +58,17 @@ type Client struct {
 
 var _ LeasesGetter = (*Client)(nil)
 
-// scheme knows the kinds a Client decodes.
-var scheme = func() *runtime.Scheme {
+// kinds are the codecs of the kinds a Client decodes and of its requests'
+// parameters.
+type kinds struct {
+	codecs serializer.CodecFactory
+	params runtime.ParameterCodec
+}
+
+// schemeKinds returns the kinds, built at the first use: a program that
+// links this package but never talks to Kubernetes (floed without
+// --kube) does not build them at its start.
+var schemeKinds = sync.OnceValue(func() kinds {
 	s := runtime.NewScheme()
 	if err := coordv1.AddToScheme(s); err != nil {
 		panic(err) // registering known types cannot fail
@@ -67,10 +77,8 @@ var scheme = func() *runtime.Scheme {
 		panic(err)
 	}
 	metav1.AddToGroupVersion(s, metav1.SchemeGroupVersion)
-	return s
-}()
-
-var codecs = serializer.NewCodecFactory(scheme)
+	return kinds{codecs: serializer.NewCodecFactory(s), params: runtime.NewParameterCodec(s)}
+})
 
 // Client rates: client-go's default of 5 requests a second with bursts of
 // 10 would throttle the renewals of many sequences.
@@ -103,7 +111,7 @@ func restClient(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, err
 	c.QPS, c.Burst = clientQPS, clientBurst
 	c.APIPath = "/apis"
 	c.GroupVersion = &gv
-	c.NegotiatedSerializer = codecs.WithoutConversion()
+	c.NegotiatedSerializer = schemeKinds().codecs.WithoutConversion()
 	if c.ContentType == "" {
 		c.ContentType = runtime.ContentTypeProtobuf
 		c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
@@ -125,11 +133,9 @@ type leaseClient struct {
 	ns string
 }
 
-var params = runtime.NewParameterCodec(scheme)
-
 func (l *leaseClient) Get(ctx context.Context, name string, opts metav1.GetOptions) (*coordv1.Lease, error) {
 	out := &coordv1.Lease{}
-	err := l.rc.Get().Namespace(l.ns).Resource("leases").Name(name).VersionedParams(&opts, params).Do(ctx).Into(out)
+	err := l.rc.Get().Namespace(l.ns).Resource("leases").Name(name).VersionedParams(&opts, schemeKinds().params).Do(ctx).Into(out)
 	return out, err
 }
 
@@ -139,19 +145,19 @@ func (l *leaseClient) List(ctx context.Context, opts metav1.ListOptions) (*coord
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
 	out := &coordv1.LeaseList{}
-	err := l.rc.Get().Namespace(l.ns).Resource("leases").VersionedParams(&opts, params).Timeout(timeout).Do(ctx).Into(out)
+	err := l.rc.Get().Namespace(l.ns).Resource("leases").VersionedParams(&opts, schemeKinds().params).Timeout(timeout).Do(ctx).Into(out)
 	return out, err
 }
 
 func (l *leaseClient) Create(ctx context.Context, lease *coordv1.Lease, opts metav1.CreateOptions) (*coordv1.Lease, error) {
 	out := &coordv1.Lease{}
-	err := l.rc.Post().Namespace(l.ns).Resource("leases").VersionedParams(&opts, params).Body(lease).Do(ctx).Into(out)
+	err := l.rc.Post().Namespace(l.ns).Resource("leases").VersionedParams(&opts, schemeKinds().params).Body(lease).Do(ctx).Into(out)
 	return out, err
 }
 
 func (l *leaseClient) Update(ctx context.Context, lease *coordv1.Lease, opts metav1.UpdateOptions) (*coordv1.Lease, error) {
 	out := &coordv1.Lease{}
-	err := l.rc.Put().Namespace(l.ns).Resource("leases").Name(lease.Name).VersionedParams(&opts, params).Body(lease).Do(ctx).Into(out)
+	err := l.rc.Put().Namespace(l.ns).Resource("leases").Name(lease.Name).VersionedParams(&opts, schemeKinds().params).Body(lease).Do(ctx).Into(out)
 	return out, err
 }
 
@@ -165,7 +171,7 @@ func (l *leaseClient) Watch(ctx context.Context, opts metav1.ListOptions) (watch
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
 	opts.Watch = true
-	return l.rc.Get().Namespace(l.ns).Resource("leases").VersionedParams(&opts, params).Timeout(timeout).Watch(ctx)
+	return l.rc.Get().Namespace(l.ns).Resource("leases").VersionedParams(&opts, schemeKinds().params).Timeout(timeout).Watch(ctx)
 }
 
 // review asks the API server whether the Client's identity may do verb on

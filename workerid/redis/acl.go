@@ -13,7 +13,7 @@ import (
 //go:embed acl.lua
 var aclSource string
 
-var aclScript = goredis.NewScript(aclSource)
+var aclScript = script(&aclSource)
 
 // ErrPermission: the server's ACL refuses the client's user a command, key
 // or channel the Source or Catalog needs; a *PermissionError lists them.
@@ -48,7 +48,7 @@ type aclCommand struct {
 func scriptCommands(prefix string, seq *seqRef) []aclCommand {
 	w := prefix + "workers/0"
 	cmds := []aclCommand{
-		{args: []string{"evalsha", claimScript.Hash(), "0"}},
+		{args: []string{"evalsha", claimScript().Hash(), "0"}},
 		{args: []string{"eval", "return 1", "0"}},
 		{args: []string{"get", w}, key: w},
 		{args: []string{"set", w, "v", "PX", "1"}, key: w},
@@ -117,7 +117,7 @@ func checkACL(ctx context.Context, rdb *goredis.Client, prefix string, seq *seqR
 		}
 	}
 	reply, err := await(ctx, func(ctx context.Context) (any, error) {
-		return aclScript.Run(ctx, rdb, nil, argv...).Result()
+		return aclScript().Run(ctx, rdb, nil, argv...).Result()
 	})
 	if err != nil {
 		if isRedisError(err) && strings.HasPrefix(err.Error(), "NOPERM") {

@@ -60,7 +60,7 @@ func (c *Catalog) Create(ctx context.Context, name, spec string, tokens ...worke
 	set := workerid.NewTokens(tokens...)
 	record := encodeRecord(spec, set)
 	reply, err := await(ctx, func(ctx context.Context) ([]any, error) {
-		return createScript.Run(ctx, c.rdb, []string{c.hashKey(), c.prefix + "gen", c.retiredKey()}, name, record).Slice()
+		return createScript().Run(ctx, c.rdb, []string{c.hashKey(), c.prefix + "gen", c.retiredKey()}, name, record).Slice()
 	})
 	if err != nil {
 		return workerid.Sequence{}, fmt.Errorf("floe: creating sequence %s: %w", name, err)
@@ -151,7 +151,7 @@ func (c *Catalog) List(ctx context.Context) ([]workerid.Sequence, error) {
 // sequence.
 func (c *Catalog) Destroy(ctx context.Context, name string) error {
 	n, err := await(ctx, func(ctx context.Context) (int64, error) {
-		return destroyScript.Run(ctx, c.rdb, []string{c.hashKey(), c.retiredKey()}, name, c.seqPrefix(name), c.channel()).Int64()
+		return destroyScript().Run(ctx, c.rdb, []string{c.hashKey(), c.retiredKey()}, name, c.seqPrefix(name), c.channel()).Int64()
 	})
 	if err != nil {
 		return fmt.Errorf("floe: destroying sequence %s: %w", name, err)

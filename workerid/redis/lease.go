@@ -170,7 +170,7 @@ loop:
 		}
 		ctx, cancel := context.WithTimeout(l.ctx, min(cfg.Timeout, left))
 		ok, err := await(ctx, func(ctx context.Context) (int64, error) {
-			return renewScript.Run(ctx, l.src.rdb, []string{l.ownerKey}, l.token, cfg.TTL.Milliseconds()).Int64()
+			return renewScript().Run(ctx, l.src.rdb, []string{l.ownerKey}, l.token, cfg.TTL.Milliseconds()).Int64()
 		})
 		cancel()
 		switch {
@@ -213,7 +213,7 @@ func (l *lease) dropOwner(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, l.src.cfg.Timeout)
 	defer cancel()
 	await(ctx, func(ctx context.Context) (int64, error) {
-		return dropScript.Run(ctx, l.src.rdb, []string{l.ownerKey}, l.token).Int64()
+		return dropScript().Run(ctx, l.src.rdb, []string{l.ownerKey}, l.token).Int64()
 	})
 }
 
@@ -243,7 +243,7 @@ func (l *lease) Reserve(ctx context.Context, tick uint64) error {
 		args[3], args[4], args[5] = q.hash, q.name, q.gen
 	}
 	ok, err := await(rctx, func(ctx context.Context) (int64, error) {
-		return reserveScript.Run(ctx, l.src.rdb, []string{l.ownerKey, l.resKey}, args...).Int64()
+		return reserveScript().Run(ctx, l.src.rdb, []string{l.ownerKey, l.resKey}, args...).Int64()
 	})
 	switch {
 	case err != nil:
@@ -274,7 +274,7 @@ func (l *lease) Release(ctx context.Context, last uint64) error {
 	rctx, cancel := context.WithTimeout(ctx, l.src.cfg.Timeout)
 	defer cancel()
 	ok, err := await(rctx, func(ctx context.Context) (int64, error) {
-		return releaseScript.Run(ctx, l.src.rdb, []string{l.ownerKey, l.resKey},
+		return releaseScript().Run(ctx, l.src.rdb, []string{l.ownerKey, l.resKey},
 			l.token, formatTick(min(last, reserved)), l.src.cfg.Owner).Int64()
 	})
 	switch {

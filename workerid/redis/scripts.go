@@ -2,6 +2,7 @@ package redis
 
 import (
 	_ "embed"
+	"sync"
 
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -36,32 +37,41 @@ import (
 //
 // Every command the scripts run is in scriptCommands; NewSource checks that
 // the server's user may run each of them (see CheckACL).
+//
+// Each script is made (its SHA-1 computed) at its first use: a program that
+// links this package but never talks to Redis (floed without --redis) does
+// not make them at its start.
 var (
 	//go:embed claim.lua
 	claimSource string
-	claimScript = goredis.NewScript(claimSource)
+	claimScript = script(&claimSource)
 
 	//go:embed renew.lua
 	renewSource string
-	renewScript = goredis.NewScript(renewSource)
+	renewScript = script(&renewSource)
 
 	//go:embed reserve.lua
 	reserveSource string
-	reserveScript = goredis.NewScript(reserveSource)
+	reserveScript = script(&reserveSource)
 
 	//go:embed release.lua
 	releaseSource string
-	releaseScript = goredis.NewScript(releaseSource)
+	releaseScript = script(&releaseSource)
 
 	//go:embed drop.lua
 	dropSource string
-	dropScript = goredis.NewScript(dropSource)
+	dropScript = script(&dropSource)
 
 	//go:embed create.lua
 	createSource string
-	createScript = goredis.NewScript(createSource)
+	createScript = script(&createSource)
 
 	//go:embed destroy.lua
 	destroySource string
-	destroyScript = goredis.NewScript(destroySource)
+	destroyScript = script(&destroySource)
 )
+
+// script returns the script of *src, made at its first call.
+func script(src *string) func() *goredis.Script {
+	return sync.OnceValue(func() *goredis.Script { return goredis.NewScript(*src) })
+}

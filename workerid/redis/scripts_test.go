@@ -71,7 +71,7 @@ func TestScripts_Reserve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			owner, res := setup(t, rdb, tt.token, tt.old)
-			got, err := reserveScript.Run(ctxFor(t, 5*time.Second), rdb, []string{owner, res}, "t", tt.tick, "o", "", "", "").Int64()
+			got, err := reserveScript().Run(ctxFor(t, 5*time.Second), rdb, []string{owner, res}, "t", tt.tick, "o", "", "", "").Int64()
 			if err != nil || got != tt.want {
 				t.Fatalf("reserve.lua = %d, %v; want %d", got, err, tt.want)
 			}
@@ -107,7 +107,7 @@ func TestScripts_Release(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			owner, res := setup(t, rdb, tt.token, tt.old)
-			got, err := releaseScript.Run(ctxFor(t, 5*time.Second), rdb, []string{owner, res}, "t", tt.last, "o").Int64()
+			got, err := releaseScript().Run(ctxFor(t, 5*time.Second), rdb, []string{owner, res}, "t", tt.last, "o").Int64()
 			if err != nil || got != tt.want {
 				t.Fatalf("release.lua = %d, %v; want %d", got, err, tt.want)
 			}

@@ -244,7 +244,7 @@ func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
 	}
 	sent := s.cfg.Clock.Now()
 	reply, err := await(rctx, func(ctx context.Context) ([]any, error) {
-		return claimScript.Run(ctx, s.rdb, nil, args...).Slice()
+		return claimScript().Run(ctx, s.rdb, nil, args...).Slice()
 	})
 	if err != nil {
 		// The claim may have taken an ID all the same; its owner key
