@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -161,27 +163,18 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 	}
 	start := time.Now()
 	wait := waiter{s: s, arrival: start, client: r.Context()}
-	var body []byte
+	buf := replyBufs.Get().(*replyBuf)
+	defer buf.free()
 	var err error
-	if text {
-		body, err = seq.appendText(make([]byte, 0, n*(seq.textLen()+1)), n, func(dst, id []byte) []byte {
-			return append(append(dst, id...), '\n')
-		}, &wait)
+	if seq.format == Format64 {
+		// The IDs first, in runs of a tick each, then their text.
+		buf.ids = slices.Grow(buf.ids[:0], n)[:n]
+		err = seq.fill64(buf.ids, &wait)
+	} else if text {
+		buf.body, err = seq.appendText(slices.Grow(buf.body[:0], n*(seq.textLen()+1)), n, appendLine, &wait)
 	} else {
-		body = append(make([]byte, 0, 48+len(seq.name)+n*(seq.textLen()+3)), `{"seq":`...)
-		body = strconv.AppendQuote(body, seq.name)
-		body = append(body, `,"format":"`...)
-		body = append(body, seq.format...)
-		body = append(body, `","ids":[`...)
-		first := true
-		body, err = seq.appendText(body, n, func(dst, id []byte) []byte {
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			return append(append(append(dst, '"'), id...), '"')
-		}, &wait)
-		body = append(body, "]}\n"...)
+		body := idsJSONHead(slices.Grow(buf.body[:0], 48+len(seq.name)+n*(seq.textLen()+3)), seq)
+		buf.body, err = seq.appendText(body, n, appendQuoted, &wait)
 	}
 	wait.done()
 	s.end()
@@ -191,18 +184,77 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 		writeError(w, status, code, err.Error())
 		return
 	}
-	idsHeader(w, text)
-	w.Write(body)
+	switch {
+	case seq.format != Format64:
+	case text:
+		buf.body = appendDecimals(buf.body[:0], buf.ids, "", "\n")
+	default:
+		buf.body = appendDecimals(idsJSONHead(buf.body[:0], seq), buf.ids, `"`, `",`)
+	}
+	if !text {
+		buf.body = append(buf.body[:len(buf.body)-1], "]}\n"...) // the last comma
+	}
+	h := idsHeader(w, text)
+	h["Content-Length"] = []string{strconv.Itoa(len(buf.body))}
+	w.Write(buf.body)
 }
 
-// idsHeader sets the headers of a reply of IDs, as text or JSON.
-func idsHeader(w http.ResponseWriter, text bool) {
-	if text {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	} else {
-		w.Header().Set("Content-Type", "application/json")
+// idsJSONHead appends the start of a JSON reply of seq's IDs to dst, up to
+// the array's first element.
+func idsJSONHead(dst []byte, seq *sequence) []byte {
+	dst = append(dst, `{"seq":`...)
+	dst = strconv.AppendQuote(dst, seq.name)
+	dst = append(dst, `,"format":"`...)
+	dst = append(dst, seq.format...)
+	return append(dst, `","ids":[`...)
+}
+
+// appendLine and appendQuoted append the text of an ID to a reply: as a
+// line, or as a JSON string and a comma.
+func appendLine(dst, id []byte) []byte   { return append(append(dst, id...), '\n') }
+func appendQuoted(dst, id []byte) []byte { return append(append(append(dst, '"'), id...), '"', ',') }
+
+// replyBuf holds the memory of a reply of IDs, reused from one request to
+// another: the body, and the id64 IDs before their text.
+type replyBuf struct {
+	body []byte
+	ids  []id64.ID
+}
+
+var replyBufs = sync.Pool{New: func() any { return new(replyBuf) }}
+
+// maxPooledReply bounds the body a replyBuf keeps for the next request, so
+// that a rare large reply does not hold its memory: 256 KiB holds a body
+// of 10,000 id64 IDs.
+const maxPooledReply = 256 << 10
+
+// free returns b to the pool, once the reply is written.
+func (b *replyBuf) free() {
+	if cap(b.body) > maxPooledReply || cap(b.ids) > maxPooledReply/8 {
+		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	replyBufs.Put(b)
+}
+
+// Header values that replies share, each a slice of one value with no
+// room to append in place: a Header.Add makes a new one.
+var (
+	headerJSON    = []string{"application/json"}[:1:1]
+	headerText    = []string{"text/plain; charset=utf-8"}[:1:1]
+	headerNoStore = []string{"no-store"}[:1:1]
+)
+
+// idsHeader sets the headers of a reply of IDs, as text or JSON, and
+// returns them.
+func idsHeader(w http.ResponseWriter, text bool) http.Header {
+	h := w.Header()
+	if text {
+		h["Content-Type"] = headerText
+	} else {
+		h["Content-Type"] = headerJSON
+	}
+	h["Cache-Control"] = headerNoStore
+	return h
 }
 
 // headIDs answers a HEAD of /v1/ids as a GET would, but without issuing
