@@ -92,10 +92,10 @@ func authorize(r *http.Request, seq *sequence) bool {
 	return ok && seq.hasToken([]byte(token))
 }
 
-// lookup resolves the request's sequence, named by q["seq"], and checks its
+// lookup resolves the request's sequence, named by the parameter seq, and checks its
 // token, writing the error reply when it fails.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request, op string, q query) *sequence {
-	name, given := q["seq"]
+	name, given := q.get("seq")
 	if given && name == "" {
 		s.m.httpRequest(op, "bad_request")
 		writeError(w, http.StatusBadRequest, "bad_request", `seq is empty: name a sequence, or leave seq out for the default one`)
@@ -143,7 +143,7 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 		return
 	}
 	n := 1
-	if v, given := q["n"]; given {
+	if v, given := q.get("n"); given {
 		var ok bool
 		if n, ok = parseCount(v, s.cfg.MaxHTTPCount); !ok {
 			s.m.httpRequest("ids", "bad_request")
@@ -282,7 +282,7 @@ func (s *Server) handleInspect(w http.ResponseWriter, r *http.Request, q query) 
 		return
 	}
 	sc := seq.sc
-	if text, given := q["layout"]; given {
+	if text, given := q.get("layout"); given {
 		if seq.format != Format64 {
 			s.m.httpRequest("inspect", "bad_request")
 			writeError(w, http.StatusBadRequest, "bad_request", "layout is for id64 sequences only; sequence "+seq.name+" is "+string(seq.format))

@@ -34,6 +34,9 @@ var benchWideLayout = id64.Layout{Epoch: id64.Twitter.Epoch, Unit: time.Millisec
 // times: ns/op, allocs/op and IDs/s are floed's, static-ns/op and
 // static-allocs/op the static handler's, and vs-static is floed's requests
 // a second over the static handler's (1 is as fast as a static reply).
+// cpu-ns/op, static-cpu-ns/op and cpu-vs-static compare the CPU time of
+// the process (server, client and kernel) per request in the same way,
+// which the load of other processes sways less than the wall time.
 // Allocations count the server's and the client's; the client makes none.
 // Run with -count 6 or more for pairs to compare:
 //
@@ -76,20 +79,28 @@ func BenchmarkServer_HTTPvsStatic(b *testing.B) {
 			b.StopTimer()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			t0 := time.Now()
+			t0, cpu0 := time.Now(), cpuTime()
 			runHTTPBench(b, staticAddr, path, conns, len(static), false)
 			staticNs := float64(time.Since(t0).Nanoseconds()) / float64(b.N)
+			staticCPU := float64((cpuTime() - cpu0).Nanoseconds()) / float64(b.N)
 			runtime.ReadMemStats(&after)
 			b.SetBytes(int64(len(static)))
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 = cpuTime()
 			runHTTPBench(b, floedAddr, path, conns, len(static), true)
 			b.StopTimer()
+			cpu := float64((cpuTime() - cpu0).Nanoseconds()) / float64(b.N)
 			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 			b.ReportMetric(float64(n)*1e9/ns, "IDs/s")
 			b.ReportMetric(staticNs, "static-ns/op")
 			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N), "static-allocs/op")
 			b.ReportMetric(staticNs/ns, "vs-static")
+			if cpu > 0 {
+				b.ReportMetric(cpu, "cpu-ns/op")
+				b.ReportMetric(staticCPU, "static-cpu-ns/op")
+				b.ReportMetric(staticCPU/cpu, "cpu-vs-static")
+			}
 		})
 	}
 }
