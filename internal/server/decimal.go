@@ -14,69 +14,90 @@ import (
 // byte and end at most two.
 //
 // The IDs of one tick are consecutive numbers on a layout whose sequence
-// is its lowest field, so the text of a hundred IDs from a multiple of a
-// hundred differs only in the last two digits, and that of the next
-// hundred only in the digits above them. Such a run of a hundred is
-// written as the hundred before it, in one copy, with the digits above
-// the last two added one to; a run of ten likewise from the ten before
-// it. That costs a byte or two for each ID instead of a division for each
-// digit. Any other ID is written on its own.
+// is its lowest field: appendDecimals writes each run of consecutive IDs
+// with appendRun.
 func appendDecimals(dst []byte, ids []id64.ID, open, end string) []byte {
 	dst = slices.Grow(dst, len(ids)*(len(open)+20+len(end)))
-	var buf [24]byte
-	// The last runs of ten and of a hundred: where each starts in dst (or
-	// -1), and its first ID. A run of a hundred is complete once its last
-	// ten are written; all its IDs have as many digits, size bytes each
-	// with open and end, as those of any run of ten.
-	ten, tenFirst := -1, id64.ID(0)
-	hundred, hundredFirst := -1, id64.ID(0)
-	size := 0
 	for i := 0; i < len(ids); {
-		id := ids[i]
-		if id%100 == 0 && hundred >= 0 && id == hundredFirst+100 && i+100 <= len(ids) && isRun(ids[i:i+100]) {
+		j := i + 1 + runLen(ids[i:])
+		dst = appendRun(dst, uint64(ids[i]), j-i, open, end)
+		i = j
+	}
+	return dst
+}
+
+// runLen returns how many IDs after the first of ids follow on from it
+// one by one, without wrapping. It compares four at a time where it can.
+func runLen(ids []id64.ID) int {
+	first := ids[0]
+	j := 1
+	for ; j+4 <= len(ids) && uint64(first) <= math.MaxUint64-uint64(j+3); j += 4 {
+		next := first + id64.ID(j)
+		if (ids[j]^next)|(ids[j+1]^(next+1))|(ids[j+2]^(next+2))|(ids[j+3]^(next+3)) != 0 {
+			break
+		}
+	}
+	for ; j < len(ids) && ids[j] == ids[j-1]+1 && ids[j] != 0; j++ {
+	}
+	return j - 1
+}
+
+// appendRun appends the text of count consecutive numbers from id, as
+// appendDecimals does; id+count-1 must not wrap.
+//
+// The text of a hundred numbers from a multiple of a hundred differs only
+// in the last two digits, and that of the next hundred only in the digits
+// above them. Such a hundred is written as the hundred before it, in one
+// copy, with the digits above the last two added one to; a ten likewise
+// from the ten before it. That costs a byte or two for each number
+// instead of a division for each digit.
+func appendRun(dst []byte, id uint64, count int, open, end string) []byte {
+	var buf [24]byte
+	// The last ten and hundred written: where each starts in dst, or -1.
+	// A hundred is complete once its last ten is written. All their
+	// numbers have as many digits, size bytes each with open and end.
+	ten, hundred, size := -1, -1, 0
+	for count > 0 {
+		if id%100 == 0 && count >= 100 && hundred >= 0 {
 			s := len(dst)
 			if next, ok := copyRun(dst, hundred, size, len(open), len(end), 2); ok {
-				dst = next
-				hundred, hundredFirst = s, id
-				ten, tenFirst = s+90*size, id+90
-				i += 100
+				dst, hundred, ten = next, s, s+90*size
+				id, count = id+100, count-100
 				continue
 			}
 		}
-		whole := id%10 == 0 && i+10 <= len(ids) && isRun(ids[i:i+10])
 		if id%100 == 0 {
-			// A run of a hundred starts here, unless a power of ten is
-			// inside it (the run from 0).
+			// A hundred starts here, unless a power of ten is inside it
+			// (the hundred from 0).
 			hundred = -1
-			if whole && id >= 100 && i+100 <= len(ids) && isRun(ids[i:i+100]) {
-				hundred, hundredFirst = len(dst), id
+			if count >= 100 && id >= 100 {
+				hundred = len(dst)
 			}
 		}
-		if whole && ten >= 0 && id == tenFirst+10 {
+		if id%10 == 0 && count >= 10 && ten >= 0 {
 			s := len(dst)
 			if next, ok := copyRun(dst, ten, size, len(open), len(end), 1); ok {
-				dst = next
-				ten, tenFirst = s, id
-				i += 10
+				dst, ten = next, s
+				id, count = id+10, count-10
 				continue
 			}
 		}
 		b := append(buf[:0], open...)
-		b = strconv.AppendUint(b, uint64(id), 10)
+		b = strconv.AppendUint(b, id, 10)
 		b = append(b, end...)
-		if !whole {
+		if id%10 != 0 || count < 10 {
 			dst = append(dst, b...)
 			ten = -1
-			i++
+			id, count = id+1, count-1
 			continue
 		}
-		ten, tenFirst, size = len(dst), id, len(b)
+		ten, size = len(dst), len(b)
 		last := len(b) - len(end) - 1
 		for d := byte('0'); d <= '9'; d++ {
 			b[last] = d
 			dst = append(dst, b...)
 		}
-		i += 10
+		id, count = id+10, count-10
 	}
 	return dst
 }
@@ -113,21 +134,6 @@ func patch(dst, digits []byte, size int) {
 			dst[at+k] = d
 		}
 	}
-}
-
-// isRun reports whether ids are consecutive numbers, without wrapping. It
-// compares them all before it answers, which takes no branch for each ID.
-func isRun(ids []id64.ID) bool {
-	next := ids[0]
-	if uint64(next) > math.MaxUint64-uint64(len(ids)-1) {
-		return false
-	}
-	var diff id64.ID
-	for _, id := range ids {
-		diff |= id ^ next
-		next++
-	}
-	return diff == 0
 }
 
 // increment adds one to the decimal digits d in place and returns the

@@ -57,6 +57,7 @@ func TestAppendDecimals(t *testing.T) {
 		{"a hundred cut short", run(5_000, 199)},
 		{"a step of two", []id64.ID{10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32}},
 		{"wrapping", joined(run(math.MaxUint64-5, 6), run(0, 4))},
+		{"a jump of 2^63 among four", joined(run(math.MaxUint64-30, 5), run(math.MaxUint64-25-1<<63, 15))},
 		{"repeats", []id64.ID{10, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}},
 	}
 	for _, tc := range tests {
