@@ -184,12 +184,9 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 		writeError(w, status, code, err.Error())
 		return
 	}
-	switch {
-	case seq.format != Format64:
-	case text:
-		buf.body = appendDecimals(buf.body[:0], buf.ids, "", "\n")
-	default:
-		buf.body = appendDecimals(idsJSONHead(buf.body[:0], seq), buf.ids, `"`, `",`)
+	if seq.format == Format64 {
+		writeIDs64(w, seq, buf, text)
+		return
 	}
 	if !text {
 		buf.body = append(buf.body[:len(buf.body)-1], "]}\n"...) // the last comma
@@ -197,6 +194,62 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 	h := idsHeader(w, text)
 	h["Content-Length"] = []string{strconv.Itoa(len(buf.body))}
 	w.Write(buf.body)
+}
+
+// streamIDs is the fewest IDs of a reply written in two parts by
+// writeIDs64, and firstIDs about how many the first part holds: with the
+// headers, less than the 4 KiB an http.Server buffers.
+const (
+	streamIDs = 400
+	firstIDs  = 160
+)
+
+// writeIDs64 writes the reply of buf.ids, id64 IDs, as text or JSON. When
+// they are one run of consecutive numbers with as many digits each, as the
+// IDs of one tick are, the reply's length is known before its text is
+// written: the first part of a long reply is then sent while the rest is
+// written, so that the client reads the one as the server writes the
+// other.
+func writeIDs64(w http.ResponseWriter, seq *sequence, buf *replyBuf, text bool) {
+	ids := buf.ids
+	open, end, tail := `"`, `",`, "]}\n" // the tail replaces the last comma
+	trim := 1
+	body := buf.body[:0]
+	if text {
+		open, end, tail, trim = "", "\n", "", 0
+	} else {
+		body = idsJSONHead(body, seq)
+	}
+	h := idsHeader(w, text)
+	n := len(ids)
+	first := uint64(ids[0])
+	digits := decimalLen(first)
+	flusher, canFlush := w.(http.Flusher)
+	if !canFlush || n < streamIDs || runLen(ids) != n-1 || decimalLen(uint64(ids[n-1])) != digits {
+		body = appendDecimals(body, ids, open, end)
+		buf.body = append(body[:len(body)-trim], tail...)
+		h["Content-Length"] = []string{strconv.Itoa(len(buf.body))}
+		w.Write(buf.body)
+		return
+	}
+	size := len(open) + digits + len(end)
+	h["Content-Length"] = []string{strconv.Itoa(len(body) + n*size - trim + len(tail))}
+	k := int((first+firstIDs)/100*100 - first) // the first part ends before a multiple of 100
+	body = appendRun(body, first, k, open, end)
+	w.Write(body)
+	flusher.Flush()
+	body = appendRun(body[:0], first+uint64(k), n-k, open, end)
+	buf.body = append(body[:len(body)-trim], tail...)
+	w.Write(buf.body)
+}
+
+// decimalLen returns the number of decimal digits of x.
+func decimalLen(x uint64) int {
+	n := 1
+	for ; x >= 10; x /= 10 {
+		n++
+	}
+	return n
 }
 
 // idsJSONHead appends the start of a JSON reply of seq's IDs to dst, up to
