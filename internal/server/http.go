@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -90,10 +92,10 @@ func authorize(r *http.Request, seq *sequence) bool {
 	return ok && seq.hasToken([]byte(token))
 }
 
-// lookup resolves the request's sequence, named by q["seq"], and checks its
+// lookup resolves the request's sequence, named by the parameter seq, and checks its
 // token, writing the error reply when it fails.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request, op string, q query) *sequence {
-	name, given := q["seq"]
+	name, given := q.get("seq")
 	if given && name == "" {
 		s.m.httpRequest(op, "bad_request")
 		writeError(w, http.StatusBadRequest, "bad_request", `seq is empty: name a sequence, or leave seq out for the default one`)
@@ -141,7 +143,7 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 		return
 	}
 	n := 1
-	if v, given := q["n"]; given {
+	if v, given := q.get("n"); given {
 		var ok bool
 		if n, ok = parseCount(v, s.cfg.MaxHTTPCount); !ok {
 			s.m.httpRequest("ids", "bad_request")
@@ -161,27 +163,18 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 	}
 	start := time.Now()
 	wait := waiter{s: s, arrival: start, client: r.Context()}
-	var body []byte
+	buf := replyBufs.Get().(*replyBuf)
+	defer buf.free()
 	var err error
-	if text {
-		body, err = seq.appendText(make([]byte, 0, n*(seq.textLen()+1)), n, func(dst, id []byte) []byte {
-			return append(append(dst, id...), '\n')
-		}, &wait)
+	if seq.format == Format64 {
+		// The IDs first, in runs of a tick each, then their text.
+		buf.ids = slices.Grow(buf.ids[:0], n)[:n]
+		err = seq.fill64(buf.ids, &wait)
+	} else if text {
+		buf.body, err = seq.appendText(slices.Grow(buf.body[:0], n*(seq.textLen()+1)), n, appendLine, &wait)
 	} else {
-		body = append(make([]byte, 0, 48+len(seq.name)+n*(seq.textLen()+3)), `{"seq":`...)
-		body = strconv.AppendQuote(body, seq.name)
-		body = append(body, `,"format":"`...)
-		body = append(body, seq.format...)
-		body = append(body, `","ids":[`...)
-		first := true
-		body, err = seq.appendText(body, n, func(dst, id []byte) []byte {
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			return append(append(append(dst, '"'), id...), '"')
-		}, &wait)
-		body = append(body, "]}\n"...)
+		body := idsJSONHead(slices.Grow(buf.body[:0], 48+len(seq.name)+n*(seq.textLen()+3)), seq)
+		buf.body, err = seq.appendText(body, n, appendQuoted, &wait)
 	}
 	wait.done()
 	s.end()
@@ -191,18 +184,130 @@ func (s *Server) handleIDs(w http.ResponseWriter, r *http.Request, q query) {
 		writeError(w, status, code, err.Error())
 		return
 	}
-	idsHeader(w, text)
-	w.Write(body)
+	if seq.format == Format64 {
+		writeIDs64(w, seq, buf, text)
+		return
+	}
+	if !text {
+		buf.body = append(buf.body[:len(buf.body)-1], "]}\n"...) // the last comma
+	}
+	h := idsHeader(w, text)
+	h["Content-Length"] = []string{strconv.Itoa(len(buf.body))}
+	w.Write(buf.body)
 }
 
-// idsHeader sets the headers of a reply of IDs, as text or JSON.
-func idsHeader(w http.ResponseWriter, text bool) {
+// streamIDs is the fewest IDs of a reply written in two parts by
+// writeIDs64, and firstIDs about how many the first part holds: with the
+// headers, less than the 4 KiB an http.Server buffers.
+const (
+	streamIDs = 400
+	firstIDs  = 160
+)
+
+// writeIDs64 writes the reply of buf.ids, id64 IDs, as text or JSON. When
+// they are one run of consecutive numbers with as many digits each, as the
+// IDs of one tick are, the reply's length is known before its text is
+// written: the first part of a long reply is then sent while the rest is
+// written, so that the client reads the one as the server writes the
+// other.
+func writeIDs64(w http.ResponseWriter, seq *sequence, buf *replyBuf, text bool) {
+	ids := buf.ids
+	open, end, tail := `"`, `",`, "]}\n" // the tail replaces the last comma
+	trim := 1
+	body := buf.body[:0]
 	if text {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		open, end, tail, trim = "", "\n", "", 0
 	} else {
-		w.Header().Set("Content-Type", "application/json")
+		body = idsJSONHead(body, seq)
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	h := idsHeader(w, text)
+	n := len(ids)
+	first := uint64(ids[0])
+	digits := decimalLen(first)
+	flusher, canFlush := w.(http.Flusher)
+	if !canFlush || n < streamIDs || runLen(ids) != n-1 || decimalLen(uint64(ids[n-1])) != digits {
+		body = appendDecimals(body, ids, open, end)
+		buf.body = append(body[:len(body)-trim], tail...)
+		h["Content-Length"] = []string{strconv.Itoa(len(buf.body))}
+		w.Write(buf.body)
+		return
+	}
+	size := len(open) + digits + len(end)
+	h["Content-Length"] = []string{strconv.Itoa(len(body) + n*size - trim + len(tail))}
+	k := int((first+firstIDs)/100*100 - first) // the first part ends before a multiple of 100
+	body = appendRun(body, first, k, open, end)
+	w.Write(body)
+	flusher.Flush()
+	body = appendRun(body[:0], first+uint64(k), n-k, open, end)
+	buf.body = append(body[:len(body)-trim], tail...)
+	w.Write(buf.body)
+}
+
+// decimalLen returns the number of decimal digits of x.
+func decimalLen(x uint64) int {
+	n := 1
+	for ; x >= 10; x /= 10 {
+		n++
+	}
+	return n
+}
+
+// idsJSONHead appends the start of a JSON reply of seq's IDs to dst, up to
+// the array's first element.
+func idsJSONHead(dst []byte, seq *sequence) []byte {
+	dst = append(dst, `{"seq":`...)
+	dst = strconv.AppendQuote(dst, seq.name)
+	dst = append(dst, `,"format":"`...)
+	dst = append(dst, seq.format...)
+	return append(dst, `","ids":[`...)
+}
+
+// appendLine and appendQuoted append the text of an ID to a reply: as a
+// line, or as a JSON string and a comma.
+func appendLine(dst, id []byte) []byte   { return append(append(dst, id...), '\n') }
+func appendQuoted(dst, id []byte) []byte { return append(append(append(dst, '"'), id...), '"', ',') }
+
+// replyBuf holds the memory of a reply of IDs, reused from one request to
+// another: the body, and the id64 IDs before their text.
+type replyBuf struct {
+	body []byte
+	ids  []id64.ID
+}
+
+var replyBufs = sync.Pool{New: func() any { return new(replyBuf) }}
+
+// maxPooledReply bounds the body a replyBuf keeps for the next request, so
+// that a rare large reply does not hold its memory: 256 KiB holds a body
+// of 10,000 id64 IDs.
+const maxPooledReply = 256 << 10
+
+// free returns b to the pool, once the reply is written.
+func (b *replyBuf) free() {
+	if cap(b.body) > maxPooledReply || cap(b.ids) > maxPooledReply/8 {
+		return
+	}
+	replyBufs.Put(b)
+}
+
+// Header values that replies share, each a slice of one value with no
+// room to append in place: a Header.Add makes a new one.
+var (
+	headerJSON    = []string{"application/json"}[:1:1]
+	headerText    = []string{"text/plain; charset=utf-8"}[:1:1]
+	headerNoStore = []string{"no-store"}[:1:1]
+)
+
+// idsHeader sets the headers of a reply of IDs, as text or JSON, and
+// returns them.
+func idsHeader(w http.ResponseWriter, text bool) http.Header {
+	h := w.Header()
+	if text {
+		h["Content-Type"] = headerText
+	} else {
+		h["Content-Type"] = headerJSON
+	}
+	h["Cache-Control"] = headerNoStore
+	return h
 }
 
 // headIDs answers a HEAD of /v1/ids as a GET would, but without issuing
@@ -230,7 +335,7 @@ func (s *Server) handleInspect(w http.ResponseWriter, r *http.Request, q query) 
 		return
 	}
 	sc := seq.sc
-	if text, given := q["layout"]; given {
+	if text, given := q.get("layout"); given {
 		if seq.format != Format64 {
 			s.m.httpRequest("inspect", "bad_request")
 			writeError(w, http.StatusBadRequest, "bad_request", "layout is for id64 sequences only; sequence "+seq.name+" is "+string(seq.format))

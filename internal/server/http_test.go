@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -130,6 +131,93 @@ func parse128(s string) error {
 		return fmt.Errorf("%s: want the canonical text of an ID of worker 9, got worker %d", s, id.Worker())
 	}
 	return nil
+}
+
+// TestHandler_IDsLong: long replies of id64 IDs, in one run of a tick
+// (written in two parts, their length known first) or not (the sequence
+// above the node, so that IDs step by more than one; or a reply of each
+// length below and above the parts' threshold), have the Content-Length
+// of their body, which is the IDs' plain text byte for byte.
+func TestHandler_IDsLong(t *testing.T) {
+	s, _ := newTestServer(t, Config{Clock: floetest.NewClock(start), MaxHTTPCount: 4000, Sequences: []SequenceConfig{
+		{Name: "wide", Layout: benchWideLayout, Worker: 1},
+		{Name: "sony", Layout: id64.Layout{Epoch: start.Add(-time.Hour), Unit: 10 * time.Millisecond, TimeBits: 39, WorkerBits: 16, SequenceBits: 8, Order: id64.TimeSequenceNode}, Worker: 3},
+	}})
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	for _, tc := range []struct {
+		seq string
+		n   int
+	}{
+		{"wide", streamIDs - 1}, {"wide", streamIDs}, {"wide", 1000}, {"wide", 4000}, {"wide", 1000}, {"sony", 200},
+	} {
+		for _, text := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/n=%d/text=%v", tc.seq, tc.n, text), func(t *testing.T) {
+				req, err := http.NewRequest("GET", fmt.Sprintf("%s/v1/ids?seq=%s&n=%d", hs.URL, tc.seq, tc.n), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if text {
+					req.Header.Set("Accept", "text/plain")
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body := string(b)
+				if resp.StatusCode != 200 || resp.ContentLength != int64(len(body)) {
+					t.Fatalf("status %d, Content-Length %d, a body of %d bytes: %.200q", resp.StatusCode, resp.ContentLength, len(body), body)
+				}
+				var ids []string
+				if text {
+					ids = strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+				} else {
+					var got struct{ IDs []string }
+					if err := json.Unmarshal(b, &got); err != nil {
+						t.Fatalf("%v: %.200q", err, body)
+					}
+					ids = got.IDs
+				}
+				if len(ids) != tc.n {
+					t.Fatalf("%d IDs, want %d", len(ids), tc.n)
+				}
+				var want strings.Builder
+				if !text {
+					want.WriteString(`{"seq":"` + tc.seq + `","format":"id64","ids":[`)
+				}
+				var prev uint64
+				for i, id := range ids {
+					v, err := id64.Parse(id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if i > 0 && uint64(v) <= prev {
+						t.Fatalf("ID %d, %d, after %d", i, v, prev)
+					}
+					prev = uint64(v)
+					switch {
+					case text:
+						want.WriteString(id + "\n")
+					case i > 0:
+						want.WriteString(`,"` + id + `"`)
+					default:
+						want.WriteString(`"` + id + `"`)
+					}
+				}
+				if !text {
+					want.WriteString("]}\n")
+				}
+				if body != want.String() {
+					t.Errorf("got %.300q..., want %.300q...", body, want.String())
+				}
+			})
+		}
+	}
 }
 
 func TestHandler_IDsText(t *testing.T) {

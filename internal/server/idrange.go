@@ -39,14 +39,14 @@ func (s *Server) handleRange(w http.ResponseWriter, r *http.Request, q query) {
 	if l == (id64.Layout{}) {
 		l = id64.Twitter
 	}
-	if text, given := q["layout"]; given {
+	if text, given := q.get("layout"); given {
 		var err error
 		if l, err = id64.ParseLayout(text); err != nil {
 			bad("layout: " + err.Error())
 			return
 		}
 	}
-	v, given := q["time"]
+	v, given := q.get("time")
 	if !given {
 		bad("time is missing: give the time whose IDs you want, as RFC 3339 (2026-11-22T12:00:00Z) or a date (2026-11-22)")
 		return
@@ -57,7 +57,7 @@ func (s *Server) handleRange(w http.ResponseWriter, r *http.Request, q query) {
 		return
 	}
 	to := from
-	if v, given := q["to"]; given {
+	if v, given := q.get("to"); given {
 		if to, ok = parseQueryTime(v); !ok {
 			bad("to " + strconv.Quote(v) + " is not an RFC 3339 time (2026-11-22T12:00:00Z) or a date (2026-11-22)")
 			return

@@ -25,11 +25,14 @@ type metrics struct {
 	grpcHandled *prometheus.CounterVec
 	tlsErrors   *prometheus.CounterVec
 
-	// Children resolved once for the binary protocol's and gRPC's hot
-	// paths.
+	// Children resolved once for the hot paths of the binary protocol,
+	// HTTP's /v1/ids and gRPC.
 	noeqOK       prometheus.Counter
 	noeqBatch    prometheus.Observer
 	noeqDuration prometheus.Observer
+	httpOK       prometheus.Counter
+	httpBatch    prometheus.Observer
+	httpDuration prometheus.Observer
 	grpcIDsOK    prometheus.Counter
 	grpcStreamOK prometheus.Counter
 	grpcBatch    prometheus.Observer
@@ -77,6 +80,9 @@ func newMetrics(s *Server, reg *prometheus.Registry, version, revision string) (
 	m.noeqOK = m.requests.WithLabelValues("noeq", "ids", "ok")
 	m.noeqBatch = m.batch.WithLabelValues("noeq")
 	m.noeqDuration = m.duration.WithLabelValues("noeq")
+	m.httpOK = m.requests.WithLabelValues("http", "ids", "ok")
+	m.httpBatch = m.batch.WithLabelValues("http")
+	m.httpDuration = m.duration.WithLabelValues("http")
 	m.grpcIDsOK = m.requests.WithLabelValues("grpc", "ids", "ok")
 	m.grpcStreamOK = m.requests.WithLabelValues("grpc", "stream", "ok")
 	m.grpcBatch = m.batch.WithLabelValues("grpc")
@@ -107,6 +113,12 @@ func (m *metrics) request(proto string, seq *sequence, n int, start time.Time, e
 		m.noeqOK.Inc()
 		m.noeqBatch.Observe(float64(n))
 		m.noeqDuration.Observe(time.Since(start).Seconds())
+		return
+	}
+	if err == nil && proto == "http" {
+		m.httpOK.Inc()
+		m.httpBatch.Observe(float64(n))
+		m.httpDuration.Observe(time.Since(start).Seconds())
 		return
 	}
 	m.requests.WithLabelValues(proto, "ids", codeOf(err)).Inc()

@@ -44,9 +44,26 @@ type method struct {
 	h      func(w http.ResponseWriter, r *http.Request, q query)
 }
 
-// query holds the parameters of a request, by name, as the router parsed
-// them: each known to the route and given once, with its value decoded.
-type query map[string]string
+// query holds the parameters of a request as the router parsed them: each
+// known to the route and given once, with its value decoded. It is a value,
+// so that reading a query allocates nothing.
+type query struct {
+	names  []string // the route's parameters, at most maxParams
+	values [maxParams]string
+	given  [maxParams]bool
+}
+
+// maxParams is the most query parameters a route takes.
+const maxParams = 4
+
+// get returns the value of the parameter name, and whether it was given.
+func (q *query) get(name string) (string, bool) {
+	i := slices.Index(q.names, name)
+	if i < 0 || !q.given[i] {
+		return "", false
+	}
+	return q.values[i], true
+}
 
 func newRouter(count func(op, code string)) *router {
 	rt := &router{mux: http.NewServeMux(), routes: make(map[string]*route), count: count}
@@ -70,6 +87,9 @@ func (rt *router) handle(pattern, op string, h func(http.ResponseWriter, *http.R
 	}
 	if slices.ContainsFunc(rr.methods, func(m method) bool { return m.name == name }) {
 		panic("server: route " + pattern + " added twice")
+	}
+	if len(params) > maxParams {
+		panic("server: route " + pattern + " takes more than maxParams parameters")
 	}
 	rr.methods = append(rr.methods, method{name: name, op: op, params: params, h: h})
 	var allow []string
@@ -115,8 +135,8 @@ func (rr *route) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "method "+r.Method+" not allowed on "+rr.path+": use "+rr.allow)
 		return
 	}
-	q, msg := parseQuery(r.URL.RawQuery, m.params)
-	if msg != "" {
+	q := query{names: m.params}
+	if msg := q.parse(r.URL.RawQuery); msg != "" {
 		if m.op != "" {
 			rr.count(m.op, "bad_request")
 		}
@@ -143,36 +163,36 @@ func (rr *route) method(name string) (method, bool) {
 	return rr.methods[i], true
 }
 
-// parseQuery reads raw, the query of a URL, strictly: name=value pairs
-// separated by '&', each name one of names and given at most once, names
+// parse reads raw, the query of a URL, strictly: name=value pairs
+// separated by '&', each name one of q.names and given at most once, names
 // and values percent-encoded (with '+' for a space) as url.QueryUnescape
 // reads them. Unlike url.ParseQuery it drops nothing: a pair it cannot
 // read fails the whole query, with a message naming the pair.
-func parseQuery(raw string, names []string) (query, string) {
+func (q *query) parse(raw string) string {
 	if raw == "" {
-		return nil, ""
+		return ""
 	}
-	q := make(query, len(names))
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
-			return nil, "the query " + strconv.Quote(raw) + " has an empty parameter (two '&' in a row, or one at an end)"
+			return "the query " + strconv.Quote(raw) + " has an empty parameter (two '&' in a row, or one at an end)"
 		}
 		rawName, rawValue, _ := strings.Cut(pair, "=")
 		name, err := url.QueryUnescape(rawName)
 		if err != nil {
-			return nil, "parameter " + strconv.Quote(pair) + ": " + err.Error()
+			return "parameter " + strconv.Quote(pair) + ": " + err.Error()
 		}
-		if !slices.Contains(names, name) {
-			return nil, "unknown parameter " + strconv.Quote(name) + " in " + strconv.Quote(pair)
+		i := slices.Index(q.names, name)
+		if i < 0 {
+			return "unknown parameter " + strconv.Quote(name) + " in " + strconv.Quote(pair)
 		}
 		value, err := url.QueryUnescape(rawValue)
 		if err != nil {
-			return nil, "parameter " + name + " in " + strconv.Quote(pair) + ": " + err.Error()
+			return "parameter " + name + " in " + strconv.Quote(pair) + ": " + err.Error()
 		}
-		if prev, ok := q[name]; ok {
-			return nil, "parameter " + name + " given twice: " + strconv.Quote(prev) + " and " + strconv.Quote(value)
+		if q.given[i] {
+			return "parameter " + name + " given twice: " + strconv.Quote(q.values[i]) + " and " + strconv.Quote(value)
 		}
-		q[name] = value
+		q.values[i], q.given[i] = value, true
 	}
-	return q, ""
+	return ""
 }
