@@ -81,6 +81,7 @@ func (c *monotonicClock) mono() int64 {
 func (c *monotonicClock) UnixNano() int64 {
 	a := c.anchor.Load()
 	if a == nil {
+		c.mono() // the first reading calibrates: not between the two below
 		wall := time.Now().UnixNano()
 		c.anchor.CompareAndSwap(nil, &anchor{wall: wall, mono: c.mono()})
 		a = c.anchor.Load()

@@ -33,6 +33,21 @@ func testNeverDecreases(t *testing.T, c *monotonicClock) {
 	}
 }
 
+// TestMonotonicClock_FirstReading checks that a fresh clock's first
+// reading lies between wall-clock readings taken around it, within the
+// clock's bound: the calibration of the first reading may not end up
+// between the anchor's wall and monotonic readings.
+func TestMonotonicClock_FirstReading(t *testing.T) {
+	for _, c := range []*monotonicClock{{}, {precise: true}} {
+		before := time.Now().UnixNano()
+		got := c.UnixNano()
+		after := time.Now().UnixNano()
+		if b := int64(c.UnixNanoBound()); got < before-b || got > after+b {
+			t.Errorf("precise %v: first reading %d not within %v of [%d, %d]", c.precise, got, c.UnixNanoBound(), before, after)
+		}
+	}
+}
+
 func TestMonotonicClock_Recheck(t *testing.T) {
 	tests := []struct {
 		name   string
