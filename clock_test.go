@@ -6,18 +6,19 @@ import (
 	"time"
 )
 
-// TestMonotonicClock_FirstReading checks that a fresh clock's first
-// reading lies between wall-clock readings taken around it, within the
+// TestMonotonicClock_FirstReading checks that a fresh clock's reading after
+// its first lies between wall-clock readings taken around it, within the
 // clock's bound: the calibration of the first reading may not end up
 // between the anchor's wall and monotonic readings. It is the package's
 // first test, so that its reading is the process's first.
 func TestMonotonicClock_FirstReading(t *testing.T) {
 	for _, c := range []*monotonicClock{{}, {precise: true}} {
+		c.UnixNano()
 		before := time.Now().UnixNano()
 		got := c.UnixNano()
 		after := time.Now().UnixNano()
 		if b := int64(c.UnixNanoBound()); got < before-b || got > after+b {
-			t.Errorf("precise %v: first reading %d not within %v of [%d, %d]", c.precise, got, c.UnixNanoBound(), before, after)
+			t.Errorf("precise %v: reading %d after the first not within %v of [%d, %d]", c.precise, got, c.UnixNanoBound(), before, after)
 		}
 	}
 }
