@@ -82,8 +82,10 @@ func (c *monotonicClock) UnixNano() int64 {
 	a := c.anchor.Load()
 	if a == nil {
 		c.mono() // the first reading calibrates: not between the two below
-		wall := time.Now().UnixNano()
-		c.anchor.CompareAndSwap(nil, &anchor{wall: wall, mono: c.mono()})
+		// The monotonic reading first: the anchor may then lead the wall
+		// clock by the time between them, never lag it.
+		mono := c.mono()
+		c.anchor.CompareAndSwap(nil, &anchor{wall: time.Now().UnixNano(), mono: mono})
 		a = c.anchor.Load()
 	}
 	d := c.mono() - a.mono
@@ -115,8 +117,9 @@ func (c *monotonicClock) PreciseUnixNano() int64 {
 // recheck compares the anchored reading ns with the wall clock and re-anchors
 // on whichever is later, so readings never go back.
 func (c *monotonicClock) recheck(a *anchor, ns int64) int64 {
+	mono := c.mono() // first, as in UnixNano
 	wall := time.Now().UnixNano()
-	next := &anchor{wall: max(wall, ns), mono: c.mono()} // the wall clock went back: keep counting from ns
+	next := &anchor{wall: max(wall, ns), mono: mono} // the wall clock went back: keep counting from ns
 	if c.anchor.CompareAndSwap(a, next) {
 		return next.wall
 	}

@@ -42,9 +42,12 @@
 //   - After the counter is turned off, readings come from the monotonic
 //     clock but never below the most the counter could have served.
 //
-// The counter is read without a fence on amd64: a reading may be taken a
-// few hundred cycles before the instructions around it, which is far
-// inside Bound. Anchors are read with LFENCE; RDTSC, as the kernel does.
+// An anchor reads the counter (with LFENCE; RDTSC on amd64, as the kernel
+// does) between two monotonic readings at most 200 ns apart, and takes the
+// later one as its time: readings then lead the monotonic clock by up to
+// that much rather than lag it. Now reads the counter without a fence: a
+// reading may be taken a few hundred cycles before the instructions around
+// it, far inside Bound.
 //
 // Clock users with ticks shorter than 25 Bounds (100 µs) should read
 // Precise: Bound is then no longer small next to a tick.

@@ -200,15 +200,17 @@ func (l *line) reanchor(c0 uint64, n0 int64, mult, win uint64) int64 {
 }
 
 // bracket reads the counter between two monotonic readings, and returns it
-// with the time halfway between them. ok is false if every try was wider
-// than maxBracket; m is the last monotonic reading then.
+// with the later one: the counter was read no later than that, so an
+// anchor on it may lead the monotonic clock by the bracket's width but does
+// not lag it. ok is false if every try was wider than maxBracket; m is the
+// last monotonic reading then.
 func (l *line) bracket() (c uint64, m int64, ok bool) {
 	for range 8 {
 		m0 := l.src.mono()
 		c = l.src.count()
 		m1 := l.src.mono()
 		if m1-m0 <= int64(maxBracket) {
-			return c, m0 + (m1-m0)/2, true
+			return c, m1, true
 		}
 		m = m1
 	}
