@@ -3,6 +3,8 @@ package floe
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/floeid/floe/internal/tsc"
 )
 
 // Clock tells generators the time. SystemClock and MonotonicClock are the
@@ -32,62 +34,98 @@ func (systemClock) UnixNano() int64 { return time.Now().UnixNano() }
 // or time spent suspended, which the monotonic clock does not count) it
 // catches up within a second. Its readings never decrease.
 //
-// It costs about half a wall-clock reading, because it reads one clock
-// instead of two. It is the default clock of every generator.
+// On Linux, where the kernel itself keeps time with the processor's
+// invariant counter (amd64's time-stamp counter, arm64's virtual counter),
+// it reads that counter directly, converted by a calibration it re-anchors
+// against the monotonic clock every 16 µs. Such a reading lies within 4 µs
+// of the monotonic clock, a bound the code enforces: a re-anchor that finds
+// more stops reading the counter for good. Elsewhere it reads the monotonic
+// clock itself, about half the cost of a wall-clock reading.
+//
+// Generators with ticks shorter than 100 µs read it precisely instead
+// (PreciseUnixNano), since 4 µs is then no longer small next to a tick.
+// It is the default clock of every generator.
 var MonotonicClock Clock = &monotonicClock{}
+
+// preciseMonotonic is MonotonicClock without the counter: every reading
+// is a monotonic clock reading. It has its own anchor, so that its readings
+// never decrease either.
+var preciseMonotonic = &monotonicClock{precise: true}
 
 // recheckEvery bounds how long MonotonicClock can lag a wall clock that moved
 // ahead: one wall reading per second is free next to millions of IDs.
 const recheckEvery = time.Second
 
 type monotonicClock struct {
-	anchor atomic.Pointer[anchor] // replaced, never mutated
+	anchor  atomic.Pointer[anchor] // replaced, never mutated
+	precise bool                   // immutable: never read the counter
 }
 
 type anchor struct {
-	wall  int64         // immutable: Unix nanoseconds at mono
-	mono  time.Time     // immutable: a reading that carries the monotonic clock
-	check time.Duration // immutable: elapsed time after which to compare with the wall clock
-}
-
-func newAnchor(now time.Time, wall int64) *anchor {
-	return &anchor{wall: wall, mono: now, check: recheckEvery}
+	wall int64 // immutable: Unix nanoseconds at mono
+	mono int64 // immutable: a reading of the clock's monotonic source
 }
 
 func (c *monotonicClock) Now() time.Time { return time.Unix(0, c.UnixNano()) }
+
+// mono reads the clock's monotonic source, in nanoseconds.
+func (c *monotonicClock) mono() int64 {
+	if c.precise {
+		return tsc.Precise()
+	}
+	return tsc.Now()
+}
 
 // UnixNano is Now().UnixNano() without building a time.Time: the
 // generators read it on every call.
 func (c *monotonicClock) UnixNano() int64 {
 	a := c.anchor.Load()
 	if a == nil {
-		now := time.Now()
-		c.anchor.CompareAndSwap(nil, newAnchor(now, now.UnixNano()))
+		c.mono() // the first reading calibrates: not between the two below
+		// The monotonic reading first: the anchor may then lead the wall
+		// clock by the time between them, never lag it.
+		mono := c.mono()
+		c.anchor.CompareAndSwap(nil, &anchor{wall: time.Now().UnixNano(), mono: mono})
 		a = c.anchor.Load()
 	}
-	d := time.Since(a.mono) // reads only the monotonic clock
-	ns := a.wall + int64(d)
-	if d >= a.check {
+	d := c.mono() - a.mono
+	ns := a.wall + d
+	if d >= int64(recheckEvery) {
 		ns = c.recheck(a, ns)
 	}
 	return ns
 }
 
+// UnixNanoBound is how far a reading of UnixNano may lie from
+// PreciseUnixNano's, either way.
+func (c *monotonicClock) UnixNanoBound() time.Duration {
+	if c.precise {
+		return 0
+	}
+	return tsc.Bound
+}
+
+// PreciseUnixNano is UnixNano from the monotonic clock itself, never from
+// the counter, for generators whose ticks are short next to the bound.
+func (c *monotonicClock) PreciseUnixNano() int64 {
+	if c.precise {
+		return c.UnixNano()
+	}
+	return preciseMonotonic.UnixNano()
+}
+
 // recheck compares the anchored reading ns with the wall clock and re-anchors
 // on whichever is later, so readings never go back.
 func (c *monotonicClock) recheck(a *anchor, ns int64) int64 {
-	now := time.Now()
-	wall := now.UnixNano()
-	next := newAnchor(now, wall)
-	if wall < ns {
-		next.wall = ns // the wall clock went back: keep counting from here
-	}
+	mono := c.mono() // first, as in UnixNano
+	wall := time.Now().UnixNano()
+	next := &anchor{wall: max(wall, ns), mono: mono} // the wall clock went back: keep counting from ns
 	if c.anchor.CompareAndSwap(a, next) {
 		return next.wall
 	}
 	// Another caller re-anchored first; its anchor is at least as late.
 	b := c.anchor.Load()
-	return max(ns, b.wall+int64(time.Since(b.mono)))
+	return max(ns, b.wall+c.mono()-b.mono)
 }
 
 // Sleeper is a Clock that also decides how a generator waits for it. A

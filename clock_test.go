@@ -6,8 +6,30 @@ import (
 	"time"
 )
 
+// TestMonotonicClock_FirstReading checks that a fresh clock's reading after
+// its first lies between wall-clock readings taken around it, within the
+// clock's bound: the calibration of the first reading may not end up
+// between the anchor's wall and monotonic readings. It is the package's
+// first test, so that its reading is the process's first.
+func TestMonotonicClock_FirstReading(t *testing.T) {
+	for _, c := range []*monotonicClock{{}, {precise: true}} {
+		c.UnixNano()
+		before := time.Now().UnixNano()
+		got := c.UnixNano()
+		after := time.Now().UnixNano()
+		if b := int64(c.UnixNanoBound()); got < before-b || got > after+b {
+			t.Errorf("precise %v: reading %d after the first not within %v of [%d, %d]", c.precise, got, c.UnixNanoBound(), before, after)
+		}
+	}
+}
+
 func TestMonotonicClock_NeverDecreases(t *testing.T) {
-	c := &monotonicClock{}
+	for _, c := range []*monotonicClock{{}, {precise: true}} {
+		testNeverDecreases(t, c)
+	}
+}
+
+func testNeverDecreases(t *testing.T, c *monotonicClock) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
@@ -40,14 +62,36 @@ func TestMonotonicClock_Recheck(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &monotonicClock{}
-			now := time.Now()
 			// An anchor due for a recheck at once.
-			c.anchor.Store(&anchor{wall: now.UnixNano() + int64(tc.offset), mono: now, check: 0})
+			c.anchor.Store(&anchor{
+				wall: time.Now().UnixNano() - int64(recheckEvery) + int64(tc.offset),
+				mono: c.mono() - int64(recheckEvery),
+			})
 			got := time.Duration(c.Now().UnixNano() - time.Now().UnixNano())
 			if d := got - tc.want; d > time.Second || d < -time.Second {
 				t.Errorf("reading is %v off the wall clock, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestMonotonicClock_Precise checks that the precise reading agrees with the
+// cheaper one within the bound the cheaper one states (and a margin for the
+// time between the two readings), and states no bound of its own.
+func TestMonotonicClock_Precise(t *testing.T) {
+	c := &monotonicClock{}
+	if got := preciseMonotonic.UnixNanoBound(); got != 0 {
+		t.Errorf("precise clock's bound = %v, want 0", got)
+	}
+	bound := c.UnixNanoBound()
+	for range 1000 {
+		cheap := c.UnixNano()
+		precise := c.PreciseUnixNano()
+		// Anchored to the wall clock at different instants: allow the
+		// wall clock's own jitter of a millisecond.
+		if d := time.Duration(precise - cheap); d > bound+time.Millisecond || d < -bound-time.Millisecond {
+			t.Fatalf("precise reading is %v off the cheaper one, bound %v", d, bound)
+		}
 	}
 }
 

@@ -52,7 +52,10 @@ func BenchmarkSeq_Next(b *testing.B) {
 	}
 }
 
-// BenchmarkClock_Now measures one reading of each built-in clock.
+// BenchmarkClock_Now measures one reading of each built-in clock: through
+// Now (a time.Time), through UnixNano as the generators read them, the
+// monotonic clock's precise reading, and a Seq's reading for ticks of 1 ms
+// (the cheaper reading) and 10 µs (the precise one).
 func BenchmarkClock_Now(b *testing.B) {
 	for _, c := range []struct {
 		name  string
@@ -66,14 +69,46 @@ func BenchmarkClock_Now(b *testing.B) {
 			_ = sink
 		})
 	}
-	b.Run("reading", func(b *testing.B) {
-		r := newReading(floe.MonotonicClock)
-		var sink int64
-		for b.Loop() {
-			sink += r.now()
-		}
-		_ = sink
-	})
+	nanos := []struct {
+		name string
+		read func() int64
+	}{
+		{"monotonic-unixnano", floe.MonotonicClock.(nanoClock).UnixNano},
+		{"monotonic-precise", floe.MonotonicClock.(boundedClock).PreciseUnixNano},
+		{"system-unixnano", floe.SystemClock.(nanoClock).UnixNano},
+	}
+	for _, c := range nanos {
+		b.Run(c.name, func(b *testing.B) {
+			var sink int64
+			for b.Loop() {
+				sink += c.read()
+			}
+			_ = sink
+		})
+	}
+	for _, c := range []struct {
+		name string
+		unit time.Duration
+	}{{"reading", time.Millisecond}, {"reading-10us", 10 * time.Microsecond}} {
+		b.Run(c.name, func(b *testing.B) {
+			r := newReading(floe.MonotonicClock, int64(c.unit))
+			var sink int64
+			for b.Loop() {
+				sink += r.now()
+			}
+			_ = sink
+		})
+		b.Run(c.name+"-parallel", func(b *testing.B) {
+			r := newReading(floe.MonotonicClock, int64(c.unit))
+			b.RunParallel(func(pb *testing.PB) {
+				var sink int64
+				for pb.Next() {
+					sink += r.now()
+				}
+				_ = sink
+			})
+		})
+	}
 }
 
 // timeClock hides a clock's UnixNano method.

@@ -87,7 +87,7 @@ func New(cfg Config) (*Seq, error) {
 		return nil, err
 	}
 	s := &Seq{
-		r:        newReading(cfg.Clock),
+		r:        newReading(cfg.Clock, cfg.Unit),
 		epoch:    cfg.Epoch,
 		unit:     cfg.Unit,
 		maxTick:  cfg.MaxTick,
