@@ -59,6 +59,11 @@ import (
 )
 
 func main() {
+	// The first reading of the default clock calibrates the processor's
+	// counter against the monotonic clock (0.3 to 0.5 ms of spinning): it
+	// runs here, beside parsing, binding and the state file's fsyncs,
+	// rather than on the way to the first ID.
+	go floe.MonotonicClock.Now()
 	m := NewMain(os.Stderr)
 	ignored, err := checkEnvNames(os.Environ())
 	if err != nil {
