@@ -26,9 +26,10 @@ import (
 // is refused with ResourceExhausted before it is read whole.
 const maxGRPCRequest = 16 << 10
 
-// ServeGRPC serves the gRPC API on l, each call in its own goroutine,
-// until Shutdown or Close, after which it returns ErrServerClosed. It
-// closes l. opts are grpc-go's, added to the server's own: for TLS,
+// ServeGRPC serves the gRPC API on l until Shutdown or Close, after which it returns ErrServerClosed. It
+// closes l. Its connections count toward Config.MaxConns, apart from the
+// binary protocol's, and close after Config.IdleTimeout without a call
+// (see grpcLimits). opts are grpc-go's, added to the server's own: for TLS,
 // grpc.Creds(credentials.NewTLS(cfg)).
 //
 // Shutdown stops it gracefully: calls for IDs in progress finish, a
@@ -45,7 +46,7 @@ func (s *Server) ServeGRPC(l net.Listener, opts ...grpc.ServerOption) error {
 	}
 	s.grpcs[gs] = struct{}{}
 	s.mu.Unlock()
-	err := gs.Serve(l)
+	err := gs.Serve(&grpcListener{Listener: l, s: s})
 	if err == nil || errors.Is(err, grpc.ErrServerStopped) || s.closing.Load() {
 		return ErrServerClosed
 	}
@@ -61,6 +62,7 @@ func (s *Server) newGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.ChainUnaryInterceptor(s.m.grpcUnary),
 		grpc.ChainStreamInterceptor(s.m.grpcStream),
 	}
+	own = append(own, s.grpcLimits()...)
 	gs := grpc.NewServer(append(own, opts...)...)
 	gs.RegisterService(idsServiceDesc, &idsService{s: s})
 	healthpb.RegisterHealthServer(gs, &healthService{s: s})
