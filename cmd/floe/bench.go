@@ -32,6 +32,7 @@ type benchConfig struct {
 	http        string      // -http: the HTTP API's host:port; empty: the binary protocol
 	grpc        string      // -grpc: the gRPC API's host:port
 	stream      bool        // -stream: over gRPC, one Stream a connection instead of Next calls
+	netHTTP     bool        // -nethttp: over HTTP, net/http's client instead of the bench's own
 	seq         string      // -seq: the sequence over HTTP or gRPC; empty: the server's default
 	format      benchFormat // over HTTP or gRPC: the sequence's format, from the server
 	request     []byte      // over HTTP: the request each connection sends
@@ -192,6 +193,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.StringVar(&cfg.http, "http", "", "load-test floed's HTTP API at this host:port instead (GET /v1/ids?seq=&n=, any format), in place of -addr")
 	fs.StringVar(&cfg.grpc, "grpc", "", "load-test floed's gRPC API at this host:port instead (floe.v1.IDs Next, any format), in place of -addr")
 	fs.BoolVar(&cfg.stream, "stream", false, "over -grpc, open one Stream of -b IDs a message on each connection instead of calling Next")
+	fs.BoolVar(&cfg.netHTTP, "nethttp", false, "over -http, send each connection's requests with Go's net/http client, as a Go program would, instead of the bench's own lean HTTP/1.1 client")
 	fs.StringVar(&cfg.seq, "seq", "", "the sequence to load-test over -http or -grpc (default: the server's default sequence)")
 	var tf tlsFlags
 	tf.register(fs)
@@ -226,6 +228,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		return bad("-seq needs -http or -grpc: the binary protocol selects a sequence by -token")
 	case set["stream"] && cfg.grpc == "":
 		return bad("-stream needs -grpc: it opens a gRPC Stream")
+	case set["nethttp"] && cfg.http == "":
+		return bad("-nethttp needs -http: it picks the HTTP client")
 	case api != "" && set["addr"]:
 		return bad("-addr and %s: give one, -addr for the binary protocol or %s for the %s API", api, api, strings.ToUpper(api[1:]))
 	case api != "" && set["pipeline"]:

@@ -172,6 +172,7 @@ func TestBenchGRPC_BadFlags(t *testing.T) {
 		{[]string{"-grpc", "localhost:4446", "-token", "a\nb"}, "floe bench: -token: a control character"},
 		{[]string{"-stream"}, "floe bench: -stream needs -grpc"},
 		{[]string{"-http", "localhost:4445", "-stream"}, "floe bench: -stream needs -grpc"},
+		{[]string{"-grpc", "localhost:4446", "-nethttp"}, "floe bench: -nethttp needs -http"},
 		{[]string{"-seq", "orders"}, "floe bench: -seq needs -http or -grpc"},
 	}
 	for _, tc := range tests {

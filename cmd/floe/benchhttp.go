@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -247,15 +248,48 @@ func benchResolve(cfg *benchConfig) error {
 // benchHTTPRequest returns the request of a run: GET /v1/ids for -b IDs
 // of the sequence, one a line, on a keep-alive connection.
 func benchHTTPRequest(cfg *benchConfig) []byte {
-	path := "/v1/ids?n=" + strconv.Itoa(cfg.batch)
-	if cfg.seq != "" {
-		path += "&seq=" + url.QueryEscape(cfg.seq)
-	}
-	req := "GET " + path + " HTTP/1.1\r\nHost: " + cfg.http + "\r\nUser-Agent: floe-bench\r\nAccept: text/plain\r\n"
+	req := "GET " + benchHTTPPath(cfg) + " HTTP/1.1\r\nHost: " + cfg.http + "\r\nUser-Agent: floe-bench\r\nAccept: text/plain\r\n"
 	if cfg.token != "" {
 		req += "Authorization: Bearer " + cfg.token + "\r\n"
 	}
 	return []byte(req + "\r\n")
+}
+
+// benchHTTPPath is the path and query of a run's requests.
+func benchHTTPPath(cfg *benchConfig) string {
+	path := "/v1/ids?n=" + strconv.Itoa(cfg.batch)
+	if cfg.seq != "" {
+		path += "&seq=" + url.QueryEscape(cfg.seq)
+	}
+	return path
+}
+
+// benchNetHTTP returns a function that sends the run's request with
+// net/http's client on the connection's own conn, as a Go program's
+// would: a Transport whose one connection is conn, which it does not
+// dial again.
+func (w *benchConn) benchNetHTTP(cfg *benchConfig) (do func() (*http.Response, error), closeIdle func(), err error) {
+	conn := w.conn
+	dial := func(context.Context, string, string) (net.Conn, error) {
+		if conn == nil {
+			return nil, errors.New("the server closed the connection")
+		}
+		c := conn
+		conn = nil
+		return c, nil
+	}
+	tr := &http.Transport{MaxConnsPerHost: 1, DialContext: dial, DialTLSContext: dial}
+	req, err := http.NewRequest(http.MethodGet, cfg.scheme()+"://"+cfg.http+benchHTTPPath(cfg), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("User-Agent", "floe-bench")
+	req.Header.Set("Accept", "text/plain")
+	if cfg.token != "" {
+		req.Header.Set("Authorization", "Bearer "+cfg.token)
+	}
+	client := &http.Client{Transport: tr}
+	return func() (*http.Response, error) { return client.Do(req) }, tr.CloseIdleConnections, nil
 }
 
 // benchHTTPError returns the message of an error reply's JSON body, or
@@ -281,11 +315,28 @@ func benchDialHTTP(cfg *benchConfig) ([]*benchConn, error) {
 
 // runHTTP sends requests for IDs over HTTP/1.1 on the connection, each
 // once the reply to the one before has been read, until the run ends, the
-// request limit is reached or the connection fails, then closes it.
+// request limit is reached or the connection fails, then closes it. It
+// writes a prepared request and reads the reply itself, or with -nethttp
+// sends it with net/http's client.
 func (w *benchConn) runHTTP(r *benchRun) {
 	defer w.conn.Close()
 	cfg := r.cfg
 	br := bufio.NewReaderSize(w.conn, 64<<10)
+	do := func() (*http.Response, error) {
+		if _, err := w.conn.Write(cfg.request); err != nil {
+			return nil, err
+		}
+		return http.ReadResponse(br, nil)
+	}
+	if cfg.netHTTP {
+		var closeIdle func()
+		var err error
+		if do, closeIdle, err = w.benchNetHTTP(cfg); err != nil {
+			w.fail(r, err)
+			return
+		}
+		defer closeIdle()
+	}
 	var body bytes.Buffer
 	end := time.Duration(math.MaxInt64)
 	if cfg.duration > 0 {
@@ -313,11 +364,7 @@ func (w *benchConn) runHTTP(r *benchRun) {
 		if left > 0 && now >= cfg.warmup {
 			left--
 		}
-		if _, err := w.conn.Write(cfg.request); err != nil {
-			w.fail(r, err)
-			return
-		}
-		resp, err := http.ReadResponse(br, nil)
+		resp, err := do()
 		if err == nil {
 			body.Reset()
 			_, err = body.ReadFrom(resp.Body)

@@ -98,6 +98,8 @@ func TestBenchHTTP(t *testing.T) {
 		{"o96", "id96", tick96, []string{"-c", "4", "-b", "100", "-d", "200ms"}, -1},
 		{"o128", "id128", 0.001, []string{"-c", "4", "-b", "1000", "-d", "200ms"}, -1},
 		{"locked", "id128", 0.001, []string{"-c", "2", "-b", "10", "-n", "50", "-token", "s3cret"}, 50},
+		{"", "id64", 0.001, []string{"-nethttp", "-n", "200"}, 200},
+		{"locked", "id128", 0.001, []string{"-nethttp", "-c", "2", "-b", "10", "-n", "50", "-token", "s3cret"}, 50},
 	}
 	for _, tc := range tests {
 		t.Run(tc.format+" "+strings.Join(tc.args, " "), func(t *testing.T) {

@@ -452,9 +452,9 @@ func (c *Config) flagSet(lookup func(string) (string, bool), stderr io.Writer) *
 	fs.Var(&listFlag{vals: &c.Sequences, check: checkSeq}, "seq", "an extra named sequence, `name=format[:layout]` (format id64, id80, id96 or id128; a layout, for id64 only, as --layout takes it), repeatable")
 	fs.Var(&listFlag{vals: &c.Tokens, check: checkSeqToken, secret: true}, "token", "a token selecting a sequence, `seq=token`, repeatable; in a cluster seq may also be a sequence its catalog defines, outside --seq")
 	c.MaxConns = 4096
-	fs.Var(intFlag{&c.MaxConns, 1}, "max-conns", "the largest `number` of open binary connections")
+	fs.Var(intFlag{&c.MaxConns, 1}, "max-conns", "the largest `number` of open binary connections, and of open gRPC connections")
 	dur(&c.AuthTimeout, "auth-timeout", 5*time.Second, positive, "the `duration` a client has to complete the auth frame")
-	dur(&c.IdleTimeout, "idle-timeout", 5*time.Minute, positive, "close binary connections idle for this `duration`")
+	dur(&c.IdleTimeout, "idle-timeout", 5*time.Minute, positive, "close binary connections idle for this `duration`, and gRPC connections without a call for it")
 	c.MaxHTTPIDs = 1000
 	fs.Var(intFlag{&c.MaxHTTPIDs, 1}, "max-http-ids", "the largest `number` of IDs per HTTP request or gRPC message")
 	dur(&c.Shutdown, "shutdown-timeout", 10*time.Second, positive, "the longest `duration` a graceful shutdown waits for in-flight replies")

@@ -41,34 +41,48 @@ ok
 `
 
 // TestE2E_Clients runs the clients of examples/, which no Go code here
-// wrote, against floed: the Node.js and Python gRPC clients over TLS with
-// a token on a named sequence, and the Python client of the binary
-// protocol over TLS and over plain TCP. Each must exit 0 having fetched
-// IDs that strictly increase and seen each refusal's code.
+// wrote, against floed: the Node.js and Python gRPC clients over TLS and
+// over mutual TLS with a client certificate, with a token on a named
+// sequence, and the Python client of the binary protocol over TLS and
+// over plain TCP. Each must exit 0 having fetched IDs that strictly
+// increase and seen each refusal's code.
 func TestE2E_Clients(t *testing.T) {
 	const token = "client-token"
 	ca := tlstest.NewCA(t, "ca")
 	pair := ca.Issue(t, "floed")
-	grpcAddr := floetest.FreeAddrs(t, 1)[0]
-	tf := startFloed(t, "--tls-cert", pair.CertFile, "--tls-key", pair.KeyFile, "--grpc", grpcAddr,
-		"--seq", "orders=id64", "--token", "orders="+token)
+	client := ca.Issue(t, "client")
+	addrs := floetest.FreeAddrs(t, 2)
+	tlsArgs := []string{"--tls-cert", pair.CertFile, "--tls-key", pair.KeyFile, "--seq", "orders=id64", "--token", "orders=" + token}
+	tf := startFloed(t, append(tlsArgs, "--grpc", addrs[0])...)
+	startFloed(t, append(tlsArgs, "--grpc", addrs[1], "--tls-client-ca", ca.CertFile)...)
 	plain := startFloed(t, "--seq", "orders=id64", "--token", "orders="+token)
-	grpcArgs := []string{"--addr", grpcAddr, "--ca", ca.CertFile, "--server-name", "localhost", "--token", token, "--seq", "orders"}
-
-	t.Run("node", func(t *testing.T) {
-		npmCI(t)
-		out := runExample(t, "node", append([]string{filepath.Join(examplesDir, "node", "ids.js")}, grpcArgs...))
-		if out != grpcExampleOut {
-			t.Errorf("examples/node/ids.js printed\n%s\nwant\n%s", out, grpcExampleOut)
-		}
-	})
-	t.Run("python-grpc", func(t *testing.T) {
-		py := pythonWithGRPC(t)
-		out := runExample(t, py, append([]string{filepath.Join(examplesDir, "python", "ids.py")}, grpcArgs...))
-		if out != grpcExampleOut {
-			t.Errorf("examples/python/ids.py printed\n%s\nwant\n%s", out, grpcExampleOut)
-		}
-	})
+	grpcArgs := func(addr string) []string {
+		return []string{"--addr", addr, "--ca", ca.CertFile, "--server-name", "localhost", "--token", token, "--seq", "orders"}
+	}
+	// Over TLS, and over mutual TLS with a client certificate.
+	overs := []struct {
+		name string
+		args []string
+	}{
+		{"tls", grpcArgs(addrs[0])},
+		{"mtls", append(grpcArgs(addrs[1]), "--cert", client.CertFile, "--key", client.KeyFile)},
+	}
+	for _, over := range overs {
+		t.Run("node-"+over.name, func(t *testing.T) {
+			npmCI(t)
+			out := runExample(t, "node", append([]string{filepath.Join(examplesDir, "node", "ids.js")}, over.args...))
+			if out != grpcExampleOut {
+				t.Errorf("examples/node/ids.js printed\n%s\nwant\n%s", out, grpcExampleOut)
+			}
+		})
+		t.Run("python-grpc-"+over.name, func(t *testing.T) {
+			py := pythonWithGRPC(t)
+			out := runExample(t, py, append([]string{filepath.Join(examplesDir, "python", "ids.py")}, over.args...))
+			if out != grpcExampleOut {
+				t.Errorf("examples/python/ids.py printed\n%s\nwant\n%s", out, grpcExampleOut)
+			}
+		})
+	}
 	noeq := regexp.MustCompile(`^noeq: 300 ids over (TLS|TCP), increasing, last (\d+)\nbad token: connection closed\nok\n$`)
 	for _, tc := range []struct {
 		name, over string

@@ -1,6 +1,7 @@
 // IDs from floed's gRPC API over TLS with a token: Next, then a stream,
 // each checked to strictly increase; then the codes of two refusals.
 //   node ids.js --addr 127.0.0.1:4446 --ca ca.pem --token s3cret --seq orders
+// For mutual TLS, add --cert client.pem --key client-key.pem.
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const fs = require('node:fs');
@@ -8,12 +9,13 @@ const grpc = require('@grpc/grpc-js');
 const loader = require('@grpc/proto-loader');
 
 const { values: o } = parseArgs({ options: Object.fromEntries(
-  ['addr', 'ca', 'server-name', 'token', 'seq'].map((k) => [k, { type: 'string', default: '' }])) });
+  ['addr', 'ca', 'cert', 'key', 'server-name', 'token', 'seq'].map((k) => [k, { type: 'string', default: '' }])) });
 const def = loader.loadSync(path.join(__dirname, '../../proto/floe/v1/floe.proto'),
   { longs: String, enums: String, defaults: true });
 const { IDs } = grpc.loadPackageDefinition(def).floe.v1;
 const opts = o['server-name'] ? { 'grpc.ssl_target_name_override': o['server-name'] } : {};
-const ids = new IDs(o.addr, grpc.credentials.createSsl(fs.readFileSync(o.ca)), opts);
+const read = (file) => (file ? fs.readFileSync(file) : null);
+const ids = new IDs(o.addr, grpc.credentials.createSsl(read(o.ca), read(o.key), read(o.cert)), opts);
 const auth = (token) => { const md = new grpc.Metadata(); md.set('authorization', `Bearer ${token}`); return md; };
 const deadline = () => ({ deadline: Date.now() + 10000 });
 const next = (req, token) => new Promise((resolve, reject) =>

@@ -4,15 +4,17 @@ each checked to strictly increase; then the codes of two refusals.
 
     python3 ids.py --addr 127.0.0.1:4446 --ca ca.pem --token s3cret --seq orders
 
+For mutual TLS, add --cert client.pem --key client-key.pem.
+
 Debian's python3-grpcio and python3-protobuf; protoc (protobuf-compiler)
 makes the message classes from the repository's .proto into a temporary
 folder at each start.
 """
-import argparse, os, shutil, subprocess, sys, tempfile
+import argparse, os, pathlib, shutil, subprocess, sys, tempfile
 import grpc
 
 p = argparse.ArgumentParser()
-for flag in ("--addr", "--ca", "--server-name", "--token", "--seq"):
+for flag in ("--addr", "--ca", "--cert", "--key", "--server-name", "--token", "--seq"):
     p.add_argument(flag, default="")
 o = p.parse_args()
 
@@ -23,8 +25,8 @@ sys.path.insert(0, out)
 from floe.v1 import floe_pb2 as pb  # noqa: E402
 shutil.rmtree(out)
 
-with open(o.ca, "rb") as f:
-    creds = grpc.ssl_channel_credentials(root_certificates=f.read())
+read = lambda path: pathlib.Path(path).read_bytes() if path else None  # noqa: E731
+creds = grpc.ssl_channel_credentials(read(o.ca), read(o.key), read(o.cert))
 opts = [("grpc.ssl_target_name_override", o.server_name)] if o.server_name else []
 channel = grpc.secure_channel(o.addr, creds, opts)
 next_ = channel.unary_unary("/floe.v1.IDs/Next", pb.NextRequest.SerializeToString, pb.NextResponse.FromString)

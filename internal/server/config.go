@@ -132,14 +132,16 @@ type Config struct {
 	// claim's error. Zero claims once. Later claims are the sequencer's,
 	// retried without end.
 	FirstClaim time.Duration
-	// MaxConns bounds open binary connections; zero means 4096. Connections
-	// over it are closed at once.
+	// MaxConns bounds open binary connections, and apart from them open
+	// gRPC connections; zero means 4096. Connections over it are closed at
+	// once.
 	MaxConns int
 	// AuthTimeout bounds the time to complete an auth frame (from the
 	// accept when a token is required); zero means 5 s.
 	AuthTimeout time.Duration
-	// IdleTimeout closes a binary connection with no request for this long;
-	// zero means 5 minutes.
+	// IdleTimeout closes a binary connection with no request for this
+	// long, and a gRPC connection with no call in progress (see
+	// ServeGRPC); zero means 5 minutes.
 	IdleTimeout time.Duration
 	// MaxHTTPCount is the most IDs one HTTP request may ask for; zero means
 	// 1000.

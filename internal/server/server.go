@@ -33,6 +33,8 @@ type Server struct {
 	idle    chan struct{}  // signalled while closing when a request or connection ends
 	keepers sync.WaitGroup // the watchers of the sequences' terms (see watch)
 
+	grpcOpen atomic.Int64 // open gRPC connections (see grpcListener)
+
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{} // guarded by mu
 	conns     map[*conn]struct{}        // guarded by mu
