@@ -27,10 +27,11 @@ import (
 // is refused with ResourceExhausted before it is read whole.
 const maxGRPCRequest = 16 << 10
 
-// ServeGRPC serves the gRPC API on l until Shutdown or Close, after which it returns ErrServerClosed. It
-// closes l. Its connections count toward Config.MaxConns, apart from the
-// binary protocol's, and close after Config.IdleTimeout without a call
-// (see grpcLimits). opts are grpc-go's, added to the server's own: for TLS,
+// ServeGRPC serves the gRPC API on l until Shutdown or Close, after which
+// it returns ErrServerClosed. It closes l. Its connections count toward
+// Config.MaxConns, apart from the binary protocol's, and close after
+// Config.IdleTimeout without a call (see grpcLimits). opts are grpc-go's,
+// added to the server's own: for TLS,
 // grpc.Creds(credentials.NewTLS(cfg)).
 //
 // Shutdown stops it gracefully: calls for IDs in progress finish, a
