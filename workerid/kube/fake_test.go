@@ -170,6 +170,7 @@ func (l *fakeLeases) List(ctx context.Context, opts metav1.ListOptions) (*coordv
 	}
 	out := &coordv1.LeaseList{}
 	err = l.do(ctx, "list", "", func() error {
+		out.ResourceVersion = strconv.FormatInt(l.f.rv, 10)
 		for _, o := range l.f.objs {
 			if o.Namespace == l.ns && sel.Matches(labels.Set(o.Labels)) {
 				out.Items = append(out.Items, *o.DeepCopy())

@@ -22,6 +22,7 @@ const (
 	labelManagedBy = "app.kubernetes.io/managed-by"
 	managedBy      = "floe"
 	labelSource    = "floe.dev/source"   // worker leases: sourceLabel(Prefix)
+	labelOwner     = "floe.dev/owner"    // worker leases: hashLabel(the latest holder's Owner)
 	labelCluster   = "floe.dev/cluster"  // catalog records and their worker leases
 	labelKind      = "floe.dev/kind"     // catalog records: kindSequence
 	labelSequence  = "floe.dev/sequence" // worker leases of a sequence: its key
@@ -62,8 +63,12 @@ func objName(l *coordv1.Lease) string { return l.Namespace + "/" + l.Name }
 
 // sourceLabel is the value of labelSource for a Prefix: 20 hex digits of
 // its SHA-256, a valid label value whatever the Prefix's length.
-func sourceLabel(prefix string) string {
-	sum := sha256.Sum256([]byte(prefix))
+func sourceLabel(prefix string) string { return hashLabel(prefix) }
+
+// hashLabel is a label value naming s: 20 hex digits of its SHA-256, a
+// valid label value whatever s's length.
+func hashLabel(s string) string {
+	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:10])
 }
 

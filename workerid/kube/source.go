@@ -69,12 +69,14 @@ type Source struct {
 	renew    time.Duration     // immutable: interval of renewals
 	retry    time.Duration     // immutable: interval of renewals after a failed one
 	attempt  time.Duration     // immutable: bound of one attempt of a request
-	labels   map[string]string // immutable: labels of this Source's worker Leases
+	labels   map[string]string // immutable: labels of this Source's worker Leases, with the Owner's
 	selector string            // immutable: selects this Source's worker Leases
+	mine     string            // immutable: selects those whose latest holder is this Owner
 	guard    *guard            // immutable: nil unless made by a Catalog
 
 	mu    sync.Mutex
 	seen  map[string]observation // guarded by mu: what claims saw of others' Leases
+	rv    string                 // guarded by mu: the resourceVersion of the last full list, "" before it
 	ended map[string]bool        // guarded by mu: identities of this Source's leases lost here
 }
 
@@ -137,6 +139,8 @@ func newSource(cli LeasesGetter, cfg Config, labels map[string]string) (*Source,
 	for k, v := range labels {
 		all[k] = v
 	}
+	all[labelOwner] = hashLabel(cfg.Owner)
+	selector := labelSource + "=" + sourceLabel(cfg.Prefix)
 	return &Source{
 		cli:      cli.Leases(cfg.Namespace),
 		cfg:      cfg,
@@ -145,7 +149,8 @@ func newSource(cli LeasesGetter, cfg Config, labels map[string]string) (*Source,
 		retry:    ttl / 10,
 		attempt:  min(cfg.RequestTimeout, ttl/6),
 		labels:   all,
-		selector: labelSource + "=" + sourceLabel(cfg.Prefix),
+		selector: selector,
+		mine:     selector + "," + labelOwner + "=" + hashLabel(cfg.Owner),
 		seen:     make(map[string]observation),
 		ended:    make(map[string]bool),
 	}, nil
@@ -188,29 +193,51 @@ func (s *Source) newIdentity() string {
 // it lists the Leases again.
 const staleAfter = 4
 
+// probeIDs is how many random worker IDs a claim tries to create before it
+// lists every Lease of the Source.
+const probeIDs = 3
+
 // errTaken: a candidate another claimer took first.
 var errTaken = errors.New("taken")
 
 // Claim takes a free worker ID: the one this Owner held last if it is
-// free, else a released one, else one with no Lease yet, else one whose
-// holder was not seen renewing for its lease duration. It returns an
-// error wrapping workerid.ErrExhausted when every ID is held, and for a
-// Catalog's Source one wrapping workerid.ErrNotFound when the sequence's
-// generation is no longer live.
+// free, else one of probeIDs random IDs with no Lease yet, else, from a
+// list of the Source's Leases, a released one, else one with no Lease
+// yet, else one whose holder was not seen renewing for its lease
+// duration. It returns an error wrapping workerid.ErrExhausted when every
+// ID is held, and for a Catalog's Source one wrapping workerid.ErrNotFound
+// when the sequence's generation is no longer live.
+//
+// The probes spare the list of every Lease, which many claimers starting
+// together would each make, to most claims while free IDs remain.
 func (s *Source) Claim(ctx context.Context) (workerid.Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	identity := s.newIdentity()
-	order, st, err := s.candidates(ctx)
+	order, err := s.probes(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for lost := 0; len(order) > 0; {
+	var st string
+	for listed, lost := false, 0; ; {
+		if len(order) == 0 {
+			if listed {
+				break
+			}
+			if order, st, err = s.candidates(ctx); err != nil {
+				return nil, err
+			}
+			listed = true
+			continue
+		}
 		c := order[0]
 		order = order[1:]
 		l, err := s.try(ctx, c, identity)
 		if errors.Is(err, errTaken) {
+			if !listed {
+				continue
+			}
 			if lost++; lost%staleAfter == 0 && len(order) > 0 {
 				if order, st, err = s.candidates(ctx); err != nil {
 					return nil, err
@@ -236,12 +263,75 @@ type candidate struct {
 	w   worker
 }
 
-// candidates lists the Source's Leases and returns the worker IDs to try
-// in order, and what the held ones tell for an ErrExhausted message.
-func (s *Source) candidates(ctx context.Context) ([]candidate, string, error) {
+// probes returns the worker IDs a claim tries before it lists every Lease
+// of the Source: the one this Owner held last, when its Lease is free,
+// then up to probeIDs random IDs not seen with a Lease, to create. It
+// lists only the Leases labelled with this Owner, from the API server's
+// watch cache: a stale answer costs a refused write, never the fence.
+func (s *Source) probes(ctx context.Context) ([]candidate, error) {
 	var list *coordv1.LeaseList
 	err := s.call(ctx, func(ctx context.Context) (err error) {
-		list, err = s.cli.List(ctx, metav1.ListOptions{LabelSelector: s.selector})
+		list, err = s.cli.List(ctx, metav1.ListOptions{LabelSelector: s.mine, ResourceVersion: "0"})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("floe: listing worker IDs: %w", explain(err, "list", s.cfg.Namespace, ""))
+	}
+	var order []candidate
+	exists := make(map[int]bool, len(list.Items)+probeIDs)
+	s.mu.Lock()
+	for i := range list.Items {
+		obj := &list.Items[i]
+		id := s.parseID(obj.Name)
+		if id < 0 {
+			continue
+		}
+		exists[id] = true
+		// A corrupt Lease is logged by the list of every Lease.
+		w, err := decodeWorker(obj)
+		if err != nil || w.retired || w.owner != s.cfg.Owner || len(order) > 0 {
+			continue
+		}
+		if w.holder == "" || s.ended[w.holder] {
+			order = append(order, candidate{id: id, obj: obj, w: w})
+		}
+	}
+	s.mu.Unlock()
+	for range probeIDs {
+		if id := rand.IntN(s.cfg.IDs); !exists[id] {
+			exists[id] = true
+			order = append(order, candidate{id: id})
+		}
+	}
+	return order, nil
+}
+
+// candidates lists the Source's Leases and returns the worker IDs to try
+// in order, and what the held ones tell for an ErrExhausted message.
+//
+// A Source's first list is a consistent read; later ones may be served
+// from the API server's watch cache, no older than the list before. A
+// stale list is safe: every claim's write carries the resourceVersion
+// listed (or is a Create), so a write after one the list missed is
+// refused with a conflict and costs the claim a candidate. The expiry
+// judgment stays safe too. A takeover's Update applies only if the
+// resourceVersion it carries is still the Lease's latest: no write came
+// between the one that made it, before the list was served, and the
+// Update. The claimer saw that resourceVersion unchanged for the lease
+// duration, on its own clock, from after the list returned. So the holder
+// wrote nothing for that long, and its local deadline, the send time of
+// its last applied write plus the TTL, has passed. A renewal the cache
+// had not shown changed the resourceVersion: the takeover gets a 409.
+func (s *Source) candidates(ctx context.Context) ([]candidate, string, error) {
+	opts := metav1.ListOptions{LabelSelector: s.selector}
+	s.mu.Lock()
+	if s.rv != "" {
+		opts.ResourceVersion, opts.ResourceVersionMatch = s.rv, metav1.ResourceVersionMatchNotOlderThan
+	}
+	s.mu.Unlock()
+	var list *coordv1.LeaseList
+	err := s.call(ctx, func(ctx context.Context) (err error) {
+		list, err = s.cli.List(ctx, opts)
 		return err
 	})
 	if err != nil {
@@ -252,6 +342,9 @@ func (s *Source) candidates(ctx context.Context) ([]candidate, string, error) {
 	var preferred, released, expired []candidate
 	var held heldStatus
 	s.mu.Lock()
+	if list.ResourceVersion != "" {
+		s.rv = list.ResourceVersion
+	}
 	names := make(map[string]bool, len(list.Items))
 	holders := make(map[string]bool, len(list.Items))
 	for i := range list.Items {
@@ -340,6 +433,10 @@ func (s *Source) try(ctx context.Context, c candidate, identity string) (*lease,
 		verb = "update"
 		next.fence, next.reserved = c.w.fence+1, c.w.reserved
 		obj = c.obj.DeepCopy()
+		if obj.Labels == nil {
+			obj.Labels = make(map[string]string, 1)
+		}
+		obj.Labels[labelOwner] = s.labels[labelOwner]
 		obj.Spec.AcquireTime, obj.Spec.RenewTime = &mt, &mt
 		n := int32(1)
 		if t := obj.Spec.LeaseTransitions; t != nil && *t >= 0 && *t < 1<<31-1 {
@@ -350,7 +447,9 @@ func (s *Source) try(ctx context.Context, c candidate, identity string) (*lease,
 	setWorker(obj, next)
 	sent := s.cfg.Clock.Now()
 	var got *coordv1.Lease
+	tries := 0
 	err := s.call(ctx, func(ctx context.Context) (err error) {
+		tries++
 		if c.obj == nil {
 			got, err = s.cli.Create(ctx, obj, metav1.CreateOptions{})
 		} else {
@@ -359,6 +458,8 @@ func (s *Source) try(ctx context.Context, c candidate, identity string) (*lease,
 		return err
 	})
 	switch {
+	case (apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err)) && tries == 1:
+		return nil, errTaken // no earlier attempt of this claim: another's write
 	case apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err):
 		// Another claimer's write, or an attempt of this claim's that got
 		// no reply and applied: then the Lease holds this identity.
