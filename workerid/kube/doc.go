@@ -8,7 +8,8 @@
 // Every object is a Lease in one namespace, labelled
 // app.kubernetes.io/managed-by: floe. A Source's worker ID id is the Lease
 // <Prefix><id>, created by its first claim and labelled floe.dev/source
-// with 20 hex digits of the SHA-256 of the Prefix:
+// with 20 hex digits of the SHA-256 of the Prefix, and floe.dev/owner with
+// those of the latest holder's Owner:
 //
 //	spec.holderIdentity        <Owner>/<16 hex digits>, one per claim; "" when free
 //	spec.leaseDurationSeconds  the TTL
@@ -36,12 +37,20 @@
 //
 // # Claims and the fence
 //
-// Claim lists the Source's Leases and tries, in order, the ID its Owner
-// held last, the released ones, the IDs without a Lease and the expired
-// ones. A new ID is a Create; any other claim is an Update carrying the
+// Claim first lists the Leases labelled with its Owner, from the API
+// server's watch cache, and tries the ID its Owner held last when it is
+// free, then Creates of 3 random IDs without a Lease. Only when those
+// fail does it list every Lease of the Source, and try the released ones,
+// the IDs without a Lease and the expired ones, in that order. Many
+// claimers starting together so mostly skip the list of every Lease. A
+// Source's later lists may come from the watch cache, never older than
+// its last.
+//
+// A new ID is a Create; any other claim is an Update carrying the
 // resourceVersion listed. The API server refuses either when another
 // write came first (409 Conflict, AlreadyExists), and the claim tries the
-// next candidate.
+// next candidate. A stale list therefore costs a refused write, never the
+// fence.
 //
 // Every later write of the lease, a renewal, a Reserve or a Release,
 // carries the resourceVersion of the previous one. A write after another
@@ -55,7 +64,9 @@
 // A holder is expired when a claimer saw its Lease's resourceVersion
 // unchanged for its leaseDurationSeconds, on the claimer's own clock.
 // Clocks of different hosts are never compared: a holder renews by
-// writing, every TTL/3, and a write changes the resourceVersion.
+// writing, every TTL/3, and a write changes the resourceVersion. A list
+// from the watch cache may miss a renewal; the takeover's Update then
+// carries the old resourceVersion and is refused.
 //
 // # Destroy without multi-object transactions
 //
@@ -96,7 +107,7 @@
 // Leases and access reviews only. client-go's typed clients register every
 // API group of Kubernetes, which would double floed's binary (35.5 to
 // 71.7 MB); a Client adds 8 MB. It speaks protobuf, which the API server
-// serves for Leases: a claim lists every Lease of a generation, and with
+// serves for Leases: a claim may list every Lease of a generation, and with
 // JSON 1,024 sequencers started at once on one 2-core machine never all
 // served (541 after 15 minutes), their lists timing out, where with
 // protobuf they kept gaining. A clientset's CoordinationV1() serves as
