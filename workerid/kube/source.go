@@ -263,19 +263,28 @@ type candidate struct {
 	w   worker
 }
 
+// list lists the Source's Leases that opts select.
+func (s *Source) list(ctx context.Context, opts metav1.ListOptions) (*coordv1.LeaseList, error) {
+	var list *coordv1.LeaseList
+	err := s.call(ctx, func(ctx context.Context) (err error) {
+		list, err = s.cli.List(ctx, opts)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("floe: listing worker IDs: %w", explain(err, "list", s.cfg.Namespace, ""))
+	}
+	return list, nil
+}
+
 // probes returns the worker IDs a claim tries before it lists every Lease
 // of the Source: the one this Owner held last, when its Lease is free,
 // then up to probeIDs random IDs not seen with a Lease, to create. It
 // lists only the Leases labelled with this Owner, from the API server's
 // watch cache: a stale answer costs a refused write, never the fence.
 func (s *Source) probes(ctx context.Context) ([]candidate, error) {
-	var list *coordv1.LeaseList
-	err := s.call(ctx, func(ctx context.Context) (err error) {
-		list, err = s.cli.List(ctx, metav1.ListOptions{LabelSelector: s.mine, ResourceVersion: "0"})
-		return err
-	})
+	list, err := s.list(ctx, metav1.ListOptions{LabelSelector: s.mine, ResourceVersion: "0"})
 	if err != nil {
-		return nil, fmt.Errorf("floe: listing worker IDs: %w", explain(err, "list", s.cfg.Namespace, ""))
+		return nil, err
 	}
 	var order []candidate
 	exists := make(map[int]bool, len(list.Items)+probeIDs)
@@ -329,13 +338,9 @@ func (s *Source) candidates(ctx context.Context) ([]candidate, string, error) {
 		opts.ResourceVersion, opts.ResourceVersionMatch = s.rv, metav1.ResourceVersionMatchNotOlderThan
 	}
 	s.mu.Unlock()
-	var list *coordv1.LeaseList
-	err := s.call(ctx, func(ctx context.Context) (err error) {
-		list, err = s.cli.List(ctx, opts)
-		return err
-	})
+	list, err := s.list(ctx, opts)
 	if err != nil {
-		return nil, "", fmt.Errorf("floe: listing worker IDs: %w", explain(err, "list", s.cfg.Namespace, ""))
+		return nil, "", err
 	}
 	now := s.cfg.Clock.Now()
 	present := make([]bool, s.cfg.IDs)
