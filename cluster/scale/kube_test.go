@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -209,33 +208,7 @@ func (nd *kubeNode) open(ctx context.Context, ns, cluster, name string, def sequ
 			return cat.Source(seq, kube.Config{IDs: def.WorkerIDs(), Owner: owner(nd.i)})
 		},
 	}
-	backoff := reopen
-	var sq *sequencer.Sequencer
-	for {
-		sq, err = sequencer.Open(ctx, cfg)
-		if err == nil {
-			break
-		}
-		nd.failures.Add(1)
-		nd.failed = append(nd.failed, err)
-		wait := backoff + rand.N(backoff/2)
-		backoff = min(2*backoff, maxReopen)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			nd.err = fmt.Errorf("pod %d: Open: %w", nd.i, err)
-			return
-		}
-	}
-	nd.openTook = time.Since(began)
-	nd.sq = sq
-	if _, err := sq.Wait(ctx, sequencer.Serving); err != nil {
-		nd.err = fmt.Errorf("pod %d: waiting to serve: %w", nd.i, err)
-		return
-	}
-	nd.latency = time.Since(began)
-	nd.claimed = nd.cli.load()
-	nd.serving.Store(true)
+	nd.node.openWith(ctx, began, func() sequencer.Config { return cfg }, func() { nd.claimed = nd.cli.load() })
 }
 
 // Verbs a countingKube counts.

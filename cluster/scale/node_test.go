@@ -101,12 +101,20 @@ const (
 // open opens nd's sequencer, again after a failure as a restarted pod
 // would, until ctx ends, and waits until it serves.
 func (nd *node) open(ctx context.Context, name string, def sequencer.Definition) {
-	began := time.Now()
+	nd.openWith(ctx, time.Now(), func() sequencer.Config { return config(nd.cli, name, def, owner(nd.i)) },
+		func() { nd.claimed = nd.counts.load() })
+}
+
+// openWith opens a sequencer of cfg's configuration, a new one for each
+// try, until one opens or ctx ends, backing off between tries, and waits
+// until it serves. Then it times the claim from began, records its
+// requests with claimed and marks nd serving.
+func (nd *node) openWith(ctx context.Context, began time.Time, cfg func() sequencer.Config, claimed func()) {
 	var sq *sequencer.Sequencer
 	backoff := reopen
 	for {
 		var err error
-		sq, err = sequencer.Open(ctx, config(nd.cli, name, def, owner(nd.i)))
+		sq, err = sequencer.Open(ctx, cfg())
 		if err == nil {
 			break
 		}
@@ -128,7 +136,7 @@ func (nd *node) open(ctx context.Context, name string, def sequencer.Definition)
 		return
 	}
 	nd.latency = time.Since(began)
-	nd.claimed = nd.counts.load()
+	claimed()
 	nd.serving.Store(true)
 }
 
