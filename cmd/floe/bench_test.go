@@ -44,11 +44,19 @@ type benchJSON struct {
 }
 
 // benchRunJSON runs "floe bench -o json" with args against addr and
-// returns the exit status and the decoded report.
+// returns the exit status, the decoded report and stderr.
 func benchRunJSON(t *testing.T, addr string, args ...string) (int, benchJSON, string) {
 	t.Helper()
+	return benchAPIJSON(t, "-addr", addr, args...)
+}
+
+// benchAPIJSON runs "floe bench" with api (-addr, -http or -grpc) set to
+// addr, "-o json" and args, and returns the exit status, the decoded
+// report and stderr.
+func benchAPIJSON(t *testing.T, api, addr string, args ...string) (int, benchJSON, string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(append([]string{"bench", "-addr", addr, "-o", "json", "-timeout", "2s"}, args...), &out, &errOut)
+	code := run(append([]string{"bench", api, addr, "-o", "json", "-timeout", "2s"}, args...), &out, &errOut)
 	var got benchJSON
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("exit %d, output %q (stderr %q): %v", code, out.String(), errOut.String(), err)

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"io"
 	"net"
 	"strconv"
@@ -46,13 +45,7 @@ func startBenchGRPC(t testing.TB, ca *tlstest.CA) string {
 // the exit status, the decoded report and stderr.
 func benchGRPCJSON(t *testing.T, addr string, args ...string) (int, benchJSON, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(append([]string{"bench", "-grpc", addr, "-o", "json", "-timeout", "2s"}, args...), &out, &errOut)
-	var got benchJSON
-	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-		t.Fatalf("exit %d, output %q (stderr %q): %v", code, out.String(), errOut.String(), err)
-	}
-	return code, got, errOut.String()
+	return benchAPIJSON(t, "-grpc", addr, args...)
 }
 
 // TestBenchGRPC runs floe bench -grpc against the real server, Next calls

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -68,13 +67,7 @@ func newBenchServer(t testing.TB) *server.Server {
 // the exit status, the decoded report and stderr.
 func benchHTTPJSON(t *testing.T, addr string, args ...string) (int, benchJSON, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(append([]string{"bench", "-http", addr, "-o", "json", "-timeout", "2s"}, args...), &out, &errOut)
-	var got benchJSON
-	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-		t.Fatalf("exit %d, output %q (stderr %q): %v", code, out.String(), errOut.String(), err)
-	}
-	return code, got, errOut.String()
+	return benchAPIJSON(t, "-http", addr, args...)
 }
 
 // TestBenchHTTP runs floe bench -http against the real server, a sequence
