@@ -229,19 +229,7 @@ func kubePartition(t *testing.T, fault func(p *faultproxy.Proxy, on bool)) {
 
 	fault(proxy, true)
 	cut := time.Now()
-	if !a.WaitReady(ttl+time.Second, false) {
-		t.Fatalf("a still ready %v after it was cut off from the API server", ttl+time.Second)
-	}
-	notReady := time.Since(cut)
-	first, ok := fb.waitServed("b", cut, 10*time.Second)
-	if !ok {
-		t.Fatal("b issued nothing within 10 s of a's partition")
-	}
-	before := fa.received("a", time.Time{}, first.at)
-	if len(before) == 0 {
-		t.Fatal("a issued nothing before the partition")
-	}
-	lastA := before[len(before)-1].at
+	notReady, first, lastA := cutOff(t, a, fa, fb, "the API server", cut)
 	t.Logf("cut off from the API server, a went not ready %v after the cut and served last %v after it; b served worker ID %d %v after the cut",
 		notReady.Round(time.Millisecond), lastA.Sub(cut).Round(time.Millisecond), id, first.at.Sub(cut).Round(time.Millisecond))
 	if d := lastA.Sub(cut); d > ttl+kubeStopSlop {

@@ -34,19 +34,7 @@ func TestScenario_Partition(t *testing.T) {
 		p.Blackhole(true)
 	}
 	cut := time.Now()
-	if !a.WaitReady(ttl+time.Second, false) {
-		t.Fatalf("a still ready %v after it was cut off from etcd", ttl+time.Second)
-	}
-	notReady := time.Since(cut)
-	first, ok := fb.waitServed("b", cut, 10*time.Second)
-	if !ok {
-		t.Fatal("b issued nothing within 10 s of a's partition")
-	}
-	before := fa.received("a", time.Time{}, first.at)
-	if len(before) == 0 {
-		t.Fatal("a issued nothing before the partition")
-	}
-	lastA := before[len(before)-1].at
+	notReady, first, lastA := cutOff(t, a, fa, fb, "etcd", cut)
 	t.Logf("partitioned from etcd, a went not ready %v after the cut and served last %v after it; b served worker ID %d %v after the cut: %v without it",
 		notReady.Round(time.Millisecond), lastA.Sub(cut).Round(time.Millisecond), id,
 		first.at.Sub(cut).Round(time.Millisecond), first.at.Sub(lastA).Round(time.Millisecond))
@@ -104,4 +92,25 @@ func proxyAll(t *testing.T, ec *etcdtest.Cluster) ([]*faultproxy.Proxy, []string
 		addrs = append(addrs, p.Addr())
 	}
 	return proxies, addrs
+}
+
+// cutOff waits for a, cut off from its coordinator (from) at cut, to go
+// not ready within the TTL plus 1 s, and for b to serve within 10 s. It
+// returns how long a took to go not ready, b's first batch after the cut,
+// and when a served its last batch before that.
+func cutOff(t *testing.T, a *floedproc.Proc, fa, fb *feed, from string, cut time.Time) (notReady time.Duration, first batch, lastA time.Time) {
+	t.Helper()
+	if !a.WaitReady(ttl+time.Second, false) {
+		t.Fatalf("a still ready %v after it was cut off from %s", ttl+time.Second, from)
+	}
+	notReady = time.Since(cut)
+	first, ok := fb.waitServed("b", cut, 10*time.Second)
+	if !ok {
+		t.Fatal("b issued nothing within 10 s of a's partition")
+	}
+	before := fa.received("a", time.Time{}, first.at)
+	if len(before) == 0 {
+		t.Fatal("a issued nothing before the partition")
+	}
+	return notReady, first, before[len(before)-1].at
 }
