@@ -117,19 +117,7 @@ func TestKube_RecreateWhilePartitioned(t *testing.T) {
 	}
 	proxy.Heal()
 
-	if len(oldTicks) == 0 {
-		t.Fatal("a issued nothing of the old generation after the destroy: the scenario shows no overlap")
-	}
-	if len(newTicks) == 0 {
-		t.Fatalf("b issued nothing of the new generation within %v of the destroy", ttl+window)
-	}
-	oldHi, newLo := oldTicks[0], newTicks[0]
-	for _, tk := range oldTicks {
-		oldHi = max(oldHi, tk)
-	}
-	for _, tk := range newTicks {
-		newLo = min(newLo, tk)
-	}
+	oldHi, newLo := generationBounds(t, oldTicks, newTicks)
 	start := id64.Twitter.TickTime(0)
 	t.Logf("after the destroy, a served %d IDs of generation %d up to %v, the last %v after it was cut off; b served %d of generation %d from %v; the retired tick of generation %d was %v after the destroy",
 		len(oldTicks), oldGen, start.Add(time.Duration(oldHi)*time.Millisecond).Sub(destroyed).Round(time.Millisecond), lastA.Sub(cut).Round(time.Millisecond),

@@ -4,6 +4,7 @@ package scenario_test
 
 import (
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -99,19 +100,7 @@ func TestScenario_RecreateWhilePartitioned(t *testing.T) {
 		p.Heal()
 	}
 
-	if len(oldTicks) == 0 {
-		t.Fatal("a issued nothing of the old generation after the destroy: the scenario shows no overlap")
-	}
-	if len(newTicks) == 0 {
-		t.Fatalf("b issued nothing of the new generation within %v of the destroy", ttl+window)
-	}
-	oldHi, newLo := oldTicks[0], newTicks[0]
-	for _, tk := range oldTicks {
-		oldHi = max(oldHi, tk)
-	}
-	for _, tk := range newTicks {
-		newLo = min(newLo, tk)
-	}
+	oldHi, newLo := generationBounds(t, oldTicks, newTicks)
 	start := id64.Twitter.TickTime(0)
 	t.Logf("after the destroy, a served %d IDs of the old generation up to %v; b served %d of the new one from %v",
 		len(oldTicks), start.Add(time.Duration(oldHi)*time.Millisecond).Sub(destroyed).Round(time.Millisecond),
@@ -122,4 +111,18 @@ func TestScenario_RecreateWhilePartitioned(t *testing.T) {
 	if err := led.Err(); err != nil {
 		t.Error(err)
 	}
+}
+
+// generationBounds returns the highest tick the old generation issued after
+// the destroy and the lowest the new one issued, and fails the test when
+// either issued nothing: then the scenario shows no overlap.
+func generationBounds(t *testing.T, oldTicks, newTicks []uint64) (oldHi, newLo uint64) {
+	t.Helper()
+	if len(oldTicks) == 0 {
+		t.Fatal("a issued nothing of the old generation after the destroy: the scenario shows no overlap")
+	}
+	if len(newTicks) == 0 {
+		t.Fatalf("b issued nothing of the new generation within %v of the destroy", ttl+window)
+	}
+	return slices.Max(oldTicks), slices.Min(newTicks)
 }
