@@ -109,8 +109,8 @@ func (s *Sequencer) run(t *term) {
 			t = nil
 			if inCatalog && (s.destroyedCause(lost) || s.gone()) {
 				s.destroys.Add(1)
-				s.setDestroyed("destroyed cluster-wide")
 				s.log.Info("worker ID released: the sequence was destroyed cluster-wide; no longer serving it", "worker_id", id, "reason", "destroy")
+				s.setDestroyed("destroyed cluster-wide")
 				continue
 			}
 			if inCatalog {
@@ -131,13 +131,13 @@ func (s *Sequencer) run(t *term) {
 				// there is nothing to release.
 				s.endTerm(t, "destroyed", nil)
 				s.destroys.Add(1)
-				s.setDestroyed("destroyed")
 				s.log.Info("worker ID released: the sequence was destroyed", "worker_id", id, "reason", "destroy")
+				s.setDestroyed("destroyed")
 			case opGone:
 				s.endTerm(t, "destroyed cluster-wide", nil)
 				s.destroys.Add(1)
-				s.setDestroyed("destroyed cluster-wide")
 				s.log.Info("worker ID released: the sequence was destroyed cluster-wide; no longer serving it", "worker_id", id, "reason", "destroy")
+				s.setDestroyed("destroyed cluster-wide")
 			}
 			t = nil
 			req.done <- err
@@ -178,7 +178,8 @@ func (s *Sequencer) setAttached(on bool) {
 }
 
 // setDestroyed records that the sequence was destroyed, for why: the
-// sequencer no longer claims.
+// sequencer no longer claims. Whoever logs the release does so first, so
+// that a caller woken by the Destroyed state finds the line written.
 func (s *Sequencer) setDestroyed(why string) {
 	s.setWhy(why, nil)
 	s.attached.Store(false)
