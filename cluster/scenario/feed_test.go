@@ -47,6 +47,11 @@ type feedOpts struct {
 	// id64 or id128 (recorded by nodeKey128), instead of the default sequence
 	// over the binary protocol.
 	seq string
+	// clockBehind says that a daemon the feed asks runs with its clock
+	// set behind (--clock-offset below zero), so that its IDs are stamped
+	// before their requests by design. Otherwise a feed of the default
+	// sequence checks at the test's end that none is (checkStamps).
+	clockBehind bool
 }
 
 // dest is the daemon a feed asks, and the name its IDs are recorded
@@ -72,7 +77,9 @@ const (
 )
 
 // startFeed starts a feed asking p, recording its IDs as who's. It stops
-// when the test ends, if not before.
+// when the test ends, if not before; a feed of the default sequence (the
+// Twitter layout) then checks that no ID it received was stamped before
+// its request, unless opts.clockBehind.
 func startFeed(t *testing.T, led *floedproc.Ledger, p *floedproc.Proc, who string, opts feedOpts) *feed {
 	t.Helper()
 	if opts.conns == 0 {
@@ -93,7 +100,12 @@ func startFeed(t *testing.T, led *floedproc.Ledger, p *floedproc.Proc, who strin
 		f.wg.Add(1)
 		go f.run()
 	}
-	t.Cleanup(f.halt)
+	t.Cleanup(func() {
+		f.halt()
+		if opts.seq == "" && !opts.clockBehind {
+			checkStamps(t, f.all(""))
+		}
+	})
 	return f
 }
 

@@ -177,7 +177,6 @@ func TestKube_HolderKilled(t *testing.T) {
 		t.Errorf("b's first tick %d is not above a's reservation %d", bLo, floor)
 	}
 	onlyWorker(t, "b", fb.all("b"), id)
-	checkStamps(t, append(fa.all(""), fb.all("")...))
 	checkLedger(t, led)
 }
 
@@ -275,7 +274,6 @@ func kubeHolderPaused(t *testing.T, window time.Duration) {
 	if aLo <= bHi {
 		t.Errorf("a's first tick after taking the ID back, %d, is not above b's last, %d", aLo, bHi)
 	}
-	checkStamps(t, append(fa.all(""), fb.all("")...))
 	checkLedger(t, led)
 }
 
@@ -339,6 +337,5 @@ func TestKube_GracefulHandoff(t *testing.T) {
 	if rel, claim, ok := log.takeover(stopped.Add(-time.Second)); !ok || rel.holder != "" {
 		t.Errorf("the watch saw no release before b's claim: %+v, then %+v", rel, claim)
 	}
-	checkStamps(t, append(fa.all(""), fb.all("")...))
 	checkLedger(t, led)
 }
