@@ -102,16 +102,19 @@ func evaluate(nodes []*node, nm *nemesis, led *floedproc.Ledger, from, end time.
 	r.dups = ndups
 	r.add("every ID issued once", counted(ndups, fmt.Sprintf("duplicates among %d IDs", led.Len()), dups)...)
 
-	var order, switches []string
-	nSwitch := 0
+	var order, switches, early []string
+	nSwitch, nEarly := 0, 0
 	for _, n := range nodes {
 		r.order += n.nOrder
 		nSwitch += n.nSwitch
+		nEarly += n.nEarly
 		order = append(order, n.orderReports...)
 		switches = append(switches, n.switchReports...)
+		early = append(early, n.earlyReports...)
 	}
 	r.add("IDs of one connection strictly increase", counted(r.order, "IDs not above the one before", order)...)
 	r.add("one worker ID per connection", counted(nSwitch, "changes of worker ID on a connection", switches)...)
+	r.add("no ID stamped before its request, by its issuer's clock", counted(nEarly, "IDs stamped before their request", early)...)
 
 	r.add("holders of a worker ID issue disjoint ticks", r.disjoint(nodes)...)
 	r.add(fmt.Sprintf("a node cut off from etcd serves at most %v", ttl+isolationSlop), r.isolation(nodes, nm)...)

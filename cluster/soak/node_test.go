@@ -42,6 +42,7 @@ type node struct {
 
 	mu     sync.Mutex
 	proc   *floedproc.Proc // guarded by mu: nil while killed
+	offset time.Duration   // guarded by mu: proc's --clock-offset
 	gen    int             // guarded by mu: the process's number, from 1
 	who    string          // guarded by mu: name#gen, its IDs' issuer in the ledger
 	dead   []span          // guarded by mu: while no process ran
@@ -56,8 +57,10 @@ type node struct {
 	ids           int      // IDs received
 	nOrder        int      // IDs not above the one before on their connection
 	nSwitch       int      // connections whose IDs changed worker ID
+	nEarly        int      // IDs stamped before their request, by their daemon's clock
 	orderReports  []string // the first order violations described
 	switchReports []string // the first changes of worker ID described
+	earlyReports  []string // the first early stamps described
 }
 
 // span is an interval of soak time.
@@ -137,6 +140,7 @@ func (n *node) start(tb testing.TB, offset time.Duration) {
 	}
 	n.mu.Lock()
 	n.proc = p
+	n.offset = offset
 	n.gen++
 	n.who = fmt.Sprintf("%s#%d", n.name, n.gen)
 	n.mu.Unlock()
@@ -220,6 +224,13 @@ func (n *node) current() (*floedproc.Proc, string) {
 	return n.proc, n.who
 }
 
+// clockOffset returns the --clock-offset of p, the node's process.
+func (n *node) clockOffset(p *floedproc.Proc) (time.Duration, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.offset, n.proc == p
+}
+
 // deadSpans returns when no process ran; a span still open ends at end.
 func (n *node) deadSpans(end time.Duration) []span {
 	n.mu.Lock()
@@ -288,6 +299,10 @@ func (n *node) serve(c *floedproc.Conn, p *floedproc.Proc, who string, led *floe
 		rec  *connRecord
 		last uint64 // the last ID, once rec is set
 	)
+	offset, ok := n.clockOffset(p)
+	if !ok {
+		return // replaced since the dial
+	}
 	for {
 		select {
 		case <-stop:
@@ -315,6 +330,7 @@ func (n *node) serve(c *floedproc.Conn, p *floedproc.Proc, who string, led *floe
 			}
 			last = id
 			tk, w := floedproc.Tick(id), floedproc.Node(id)
+			n.checkStamp(who, id, sent, offset)
 			if rec != nil && w != rec.worker {
 				n.nSwitch++
 				report(&n.switchReports, "%s: worker ID %d then %d on one connection, at %v", who, rec.worker, w, recv)
@@ -331,6 +347,24 @@ func (n *node) serve(c *floedproc.Conn, p *floedproc.Proc, who string, led *floe
 }
 
 // report describes a violation in *to, up to maxReports of them.
+// stampSlack is how far a tick may end before its request was sent
+// without counting as stamped early: floed's clock follows the wall clock
+// it anchored to at its start, which NTP may slew by 0.5 ms a second.
+const stampSlack = time.Millisecond
+
+// checkStamp counts id, which who issued for a request sent at sent, as
+// stamped early if its tick ended before that time on who's clock, which
+// reads the test's plus offset: an ID of a stale clock or of an old term.
+func (n *node) checkStamp(who string, id uint64, sent, offset time.Duration) {
+	tick := floedproc.Tick(id)
+	end := time.UnixMilli(int64(tick) + 1 + floedproc.TwitterEpochMs)
+	if asked := n.base.Add(sent + offset); !end.After(asked.Add(-stampSlack)) {
+		n.nEarly++
+		report(&n.earlyReports, "%s: ID %d of tick %d (ended %s) stamped %v before its request was sent at %.3fs, by its clock (offset %v)",
+			who, id, tick, end.Format("15:04:05.000"), asked.Sub(end), sent.Seconds(), offset)
+	}
+}
+
 func report(to *[]string, format string, args ...any) {
 	if len(*to) < maxReports {
 		*to = append(*to, fmt.Sprintf(format, args...))

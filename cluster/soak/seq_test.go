@@ -151,6 +151,7 @@ func (n *node) call(sq *sequencer.Sequencer, led *floedproc.Ledger, mu *sync.Mut
 					n.name, id, tk, w, last, floedproc.Tick(last), recv)
 			}
 			last = id
+			n.checkStamp(n.name, id, sent, 0)
 			if rec == nil {
 				rec = &connRecord{who: n.name, worker: w, lo: tk, hi: tk}
 				n.conns = append(n.conns, rec)
