@@ -10,12 +10,12 @@
 // them, and the checker counts each as a node. At the end the checker
 // verifies every ID was issued once, that each connection's (or caller's)
 // IDs strictly increase and stay on one worker ID, that none was stamped
-// before its request on its issuer's clock (the test's plus the node's
-// clock offset), that the successive
-// holders of a worker ID issued disjoint tick ranges, that a node cut off
-// from etcd stopped serving within the lease TTL, and that every node
-// serves again once the faults heal, and prints a summary with the longest
-// unavailability of a node and of the whole cluster.
+// before its request on its issuer's clock (the test's plus the node's clock
+// offset), that the successive holders of a worker ID issued disjoint tick
+// ranges, that a node cut off from etcd stopped serving within the lease
+// TTL, and that every node serves again once the faults heal, and prints a
+// summary with the longest unavailability of a node and of the whole
+// cluster.
 //
 // The package has tests only, and its one test runs only when asked:
 //
