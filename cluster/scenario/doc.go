@@ -31,9 +31,12 @@
 // restarted (SIGTERM and SIGKILL) and its etcd stopped and restarted
 // under load, a graceful handoff, and a named sequence destroyed and
 // created again while a member serving it is cut off. TestSeq_Kube runs
-// the in-process sequencer scenarios on the Kubernetes API. Their feeds
-// also check that no ID is stamped before its request was sent
-// (checkStamps).
+// the in-process sequencer scenarios on the Kubernetes API.
+//
+// On every coordinator, the feeds of a floed's default sequence and of an
+// in-process id64 sequencer (both of the Twitter layout) also check that
+// no ID is stamped before its request was sent (checkStamps), unless the
+// scenario sets the daemon's clock behind on purpose.
 //
 // The package has tests only. Timings are short (2 s leases, 1 s
 // reservation windows) so that the whole package runs in a few minutes.

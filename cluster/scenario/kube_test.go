@@ -353,11 +353,7 @@ func (k *kubeEnv) openKube(t *testing.T, rc *rest.Config, owner string, def sequ
 		}
 		return src, nil
 	}
-	p, err := openOn(t, owner, def, cat, sources, func() { cli.closed.Store(true) })
-	if p != nil {
-		p.stamped = true
-	}
-	return p, err
+	return openOn(t, owner, def, cat, sources, func() { cli.closed.Store(true) })
 }
 
 // kubeCoord is a sequence on the Kubernetes API, for the in-process

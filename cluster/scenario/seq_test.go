@@ -106,7 +106,6 @@ type seqProc struct {
 	*sequencer.Sequencer
 	who         string
 	format      sequencer.Format // immutable: Format64 or Format128
-	stamped     bool             // immutable: its feeds check that no ID is stamped before its call (checkStamps)
 	closeClient func()
 }
 
@@ -407,7 +406,8 @@ const (
 )
 
 // startSeqFeed starts callers goroutines calling p.Next64, and stops them
-// when the test ends, if not before.
+// when the test ends, if not before. A feed of an id64 sequence then checks
+// that no ID was stamped before its call (checkStamps).
 func startSeqFeed(t *testing.T, led *floedproc.Ledger, p *seqProc, callers int) *seqFeed {
 	f := &seqFeed{batchLog: batchLog{led: led}, sq: p, stop: make(chan struct{})}
 	t.Cleanup(func() {
@@ -415,7 +415,7 @@ func startSeqFeed(t *testing.T, led *floedproc.Ledger, p *seqProc, callers int) 
 			t.Errorf("%s: %v", p.who, err)
 		}
 	})
-	if p.stamped && p.format != sequencer.Format128 {
+	if p.format != sequencer.Format128 {
 		t.Cleanup(func() { checkStamps(t, f.all(p.who)) })
 	}
 	for range callers {
