@@ -164,7 +164,7 @@ func stoppedState(tb testing.TB, bin string) []byte {
 
 // startBins are the programs BenchmarkStart starts, built as
 // scripts/release builds floed: static (CGO_ENABLED=0), -trimpath, without
-// symbols.
+// symbols, with the tag grpcnotrace.
 type startBins struct{ floed, floor, floorHTTP, linked string }
 
 var buildStartBins = func() func(testing.TB) startBins {
@@ -184,10 +184,10 @@ var buildStartBins = func() func(testing.TB) startBins {
 				linked:    filepath.Join(dir, "startfloor-linked"),
 			}
 			for _, build := range [][]string{
-				{"-o", bins.floed, "."},
-				{"-o", bins.floor, "./testdata/startfloor"},
-				{"-tags", "http", "-o", bins.floorHTTP, "./testdata/startfloor"},
-				{"-tags", "http,linked", "-o", bins.linked, "./testdata/startfloor"},
+				{"-tags", "grpcnotrace", "-o", bins.floed, "."},
+				{"-tags", "grpcnotrace", "-o", bins.floor, "./testdata/startfloor"},
+				{"-tags", "grpcnotrace,http", "-o", bins.floorHTTP, "./testdata/startfloor"},
+				{"-tags", "grpcnotrace,http,linked", "-o", bins.linked, "./testdata/startfloor"},
 			} {
 				cmd := exec.Command("go", append([]string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w"}, build...)...)
 				cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
