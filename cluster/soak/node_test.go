@@ -57,7 +57,7 @@ type node struct {
 	ids           int      // IDs received
 	nOrder        int      // IDs not above the one before on their connection
 	nSwitch       int      // connections whose IDs changed worker ID
-	nEarly        int      // IDs stamped before their request, by their daemon's clock
+	nEarly        int      // IDs stamped before their request, by their issuer's clock
 	orderReports  []string // the first order violations described
 	switchReports []string // the first changes of worker ID described
 	earlyReports  []string // the first early stamps described
@@ -346,7 +346,6 @@ func (n *node) serve(c *floedproc.Conn, p *floedproc.Proc, who string, led *floe
 	}
 }
 
-// report describes a violation in *to, up to maxReports of them.
 // stampSlack is how far a tick may end before its request was sent
 // without counting as stamped early: floed's clock follows the wall clock
 // it anchored to at its start, which NTP may slew by 0.5 ms a second.
@@ -365,6 +364,7 @@ func (n *node) checkStamp(who string, id uint64, sent, offset time.Duration) {
 	}
 }
 
+// report describes a violation in *to, up to maxReports of them.
 func report(to *[]string, format string, args ...any) {
 	if len(*to) < maxReports {
 		*to = append(*to, fmt.Sprintf(format, args...))

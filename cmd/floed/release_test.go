@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// The release builds (scripts/release, docs/operations.md, the
-// Containerfile's recipe) use the tag grpcnotrace so that floed and floe
-// link no text/template: the tag must be in each, and with it no
-// dependency may bring a template package back, which would keep every
-// exported method in the binaries again (a third of floed's size).
+// The release builds (scripts/release, and the recipes of
+// docs/operations.md, the Containerfile and README.md) use the tag
+// grpcnotrace so that floed and floe link no text/template: the tag must
+// be in each, and with it no dependency may bring a template package
+// back, which would keep every exported method in the binaries again (a
+// third of floed's size).
 func TestRelease_NoTemplates(t *testing.T) {
 	for _, f := range []string{"../../scripts/release", "../../docs/operations.md", "../../Containerfile", "../../README.md"} {
 		b, err := os.ReadFile(f)
