@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/floeid/floe/cluster/etcdtest"
 )
 
@@ -127,7 +129,8 @@ func TestCluster_Isolate(t *testing.T) {
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			if _, err := cliO.Put(etcdtest.Ctx(t, 10*time.Second), "k", "v"); err != nil {
+			put, err := cliO.Put(etcdtest.Ctx(t, 10*time.Second), "k", "v")
+			if err != nil {
 				t.Fatalf("put on the others with %s isolated: %v", x.Name, err)
 			}
 			// Past an election timeout, the isolated member knows no
@@ -140,12 +143,15 @@ func TestCluster_Isolate(t *testing.T) {
 				t.Errorf("put through %s, isolated, succeeded", x.Name)
 			}
 			c.Isolate(t, x, false)
-			resp, err := cliX.Get(etcdtest.Ctx(t, 10*time.Second), "k")
+			// The put through x timed out: its result is unknown, and the
+			// proposal x held may still commit once x rejoins, above "v".
+			// So x is read at the revision of the others' put.
+			resp, err := cliX.Get(etcdtest.Ctx(t, 10*time.Second), "k", clientv3.WithRev(put.Header.Revision))
 			if err != nil {
 				t.Fatalf("get through %s, rejoined: %v", x.Name, err)
 			}
 			if len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "v" {
-				t.Errorf("get through %s, rejoined: %v, want v", x.Name, resp.Kvs)
+				t.Errorf("get through %s, rejoined, at revision %d: %v, want v", x.Name, put.Header.Revision, resp.Kvs)
 			}
 		})
 	}
