@@ -407,3 +407,18 @@ func Tick(id uint64) uint64 { return id >> (twitterSeqBits + twitterNode) }
 
 // Node returns the node (datacenter<<5 | worker) of a Twitter-layout ID.
 func Node(id uint64) int { return int(id>>twitterSeqBits) & (1<<twitterNode - 1) }
+
+// StampSlack is how far the tick of an ID may end before its request was
+// sent without counting as stamped early: floed's clock follows the wall
+// clock it anchored to at its start and compares with it once a second,
+// so a wall clock NTP slews faster (500 ppm at most) leaves it behind a
+// test's by 0.5 ms at most.
+const StampSlack = time.Millisecond
+
+// StampedEarly reports whether the tick of id, a Twitter-layout ID asked
+// for at asked, ended before that time (less StampSlack), as the tick of
+// an ID of a stale clock or of an old term would; end is when it ended.
+func StampedEarly(id uint64, asked time.Time) (end time.Time, early bool) {
+	end = time.UnixMilli(int64(Tick(id)) + 1 + TwitterEpochMs)
+	return end, !end.After(asked.Add(-StampSlack))
+}

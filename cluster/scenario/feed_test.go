@@ -284,30 +284,23 @@ func aboveAfterFault(t *testing.T, id int, aHi uint64, sources ...[]batch) {
 	}
 }
 
-// stampSlack is how far a tick may end before its request was sent
-// without counting as stamped early: floed's MonotonicClock follows the
-// wall clock it anchored to at its start and compares with it once a
-// second, so a wall clock NTP slews faster (500 ppm at most) leaves it
-// behind the test's by 0.5 ms at most.
-const stampSlack = time.Millisecond
-
 // checkStamps fails the test on any ID of bs (Twitter layout) stamped
 // before it was asked for: whose tick ended before its request was sent,
 // as an ID of a stale clock or of an old term would be.
 func checkStamps(t *testing.T, bs []batch) {
 	t.Helper()
-	early := 0
+	n := 0
 	for _, b := range bs {
 		for _, id := range b.ids {
-			if end := tickTime(floedproc.Tick(id) + 1); !end.After(b.sent.Add(-stampSlack)) {
-				if early++; early <= 5 {
+			if end, early := floedproc.StampedEarly(id, b.sent); early {
+				if n++; n <= 5 {
 					t.Errorf("%s: ID %d of tick %d (ended %v) stamped %v before its request was sent at %v",
 						b.who, id, floedproc.Tick(id), end.Format("15:04:05.000"), b.sent.Sub(end), b.sent.Format("15:04:05.000"))
 				}
 			}
 		}
 	}
-	if early > 5 {
-		t.Errorf("%d IDs in all stamped before their request", early)
+	if n > 5 {
+		t.Errorf("%d IDs in all stamped before their request", n)
 	}
 }

@@ -346,21 +346,15 @@ func (n *node) serve(c *floedproc.Conn, p *floedproc.Proc, who string, led *floe
 	}
 }
 
-// stampSlack is how far a tick may end before its request was sent
-// without counting as stamped early: floed's clock follows the wall clock
-// it anchored to at its start, which NTP may slew by 0.5 ms a second.
-const stampSlack = time.Millisecond
-
 // checkStamp counts id, which who issued for a request sent at sent, as
 // stamped early if its tick ended before that time on who's clock, which
 // reads the test's plus offset: an ID of a stale clock or of an old term.
 func (n *node) checkStamp(who string, id uint64, sent, offset time.Duration) {
-	tick := floedproc.Tick(id)
-	end := time.UnixMilli(int64(tick) + 1 + floedproc.TwitterEpochMs)
-	if asked := n.base.Add(sent + offset); !end.After(asked.Add(-stampSlack)) {
+	asked := n.base.Add(sent + offset)
+	if end, early := floedproc.StampedEarly(id, asked); early {
 		n.nEarly++
 		report(&n.earlyReports, "%s: ID %d of tick %d (ended %s) stamped %v before its request was sent at %.3fs, by its clock (offset %v)",
-			who, id, tick, end.Format("15:04:05.000"), asked.Sub(end), sent.Seconds(), offset)
+			who, id, floedproc.Tick(id), end.Format("15:04:05.000"), asked.Sub(end), sent.Seconds(), offset)
 	}
 }
 
