@@ -26,6 +26,15 @@ func appendDecimals(dst []byte, ids []id64.ID, open, end string) []byte {
 	return dst
 }
 
+// decimalLen returns the number of decimal digits of x.
+func decimalLen(x uint64) int {
+	n := 1
+	for ; x >= 10; x /= 10 {
+		n++
+	}
+	return n
+}
+
 // runLen returns how many IDs after the first of ids follow on from it
 // one by one, without wrapping. It compares four at a time where it can.
 func runLen(ids []id64.ID) int {

@@ -243,15 +243,6 @@ func writeIDs64(w http.ResponseWriter, seq *sequence, buf *replyBuf, text bool) 
 	w.Write(buf.body)
 }
 
-// decimalLen returns the number of decimal digits of x.
-func decimalLen(x uint64) int {
-	n := 1
-	for ; x >= 10; x /= 10 {
-		n++
-	}
-	return n
-}
-
 // idsJSONHead appends the start of a JSON reply of seq's IDs to dst, up to
 // the array's first element.
 func idsJSONHead(dst []byte, seq *sequence) []byte {
