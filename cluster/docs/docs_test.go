@@ -157,18 +157,22 @@ func buildBinaries(t *testing.T) string {
 }
 
 // goEnv returns the go command's settings that the sessions keep though
-// their HOME changes: the build and module caches, and no network.
-func goEnv(t *testing.T) []string {
+// their HOME changes: the build and module caches, and no network. GOPATH
+// is gopath, a directory of the session's, and GOBIN its bin: a "go
+// install" in the documents installs there, never into the user's own
+// GOPATH or GOBIN.
+func goEnv(t *testing.T, gopath string) []string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatalf("go env: %v", err)
 	}
 	v := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(v) != 3 {
+	if len(v) != 2 {
 		t.Fatalf("go env: %q", out)
 	}
-	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2], "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"}
+	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + gopath, "GOBIN=" + filepath.Join(gopath, "bin"),
+		"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"}
 }
 
 // buildGo compiles and vets every Go block as written, each as a package
@@ -302,8 +306,12 @@ func runSession(t *testing.T, bin string, progs map[string]string, blocks []docs
 	ctx, cancel := context.WithTimeout(context.Background(), sessionTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "unshare", "--net", "--pid", "--fork", "--kill-child", "bash", "-c", sh.String())
-	cmd.Env = append(os.Environ(), goEnv(t)...)
-	cmd.Env = append(cmd.Env, "HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "TMPDIR="+tmp)
+	// What the documents "go install" comes first on PATH, as in a user's
+	// shell with $(go env GOPATH)/bin on it, then the test's builds.
+	gopath := filepath.Join(tmp, "gopath")
+	cmd.Env = append(os.Environ(), goEnv(t, gopath)...)
+	path := strings.Join([]string{filepath.Join(gopath, "bin"), bin, os.Getenv("PATH")}, string(os.PathListSeparator))
+	cmd.Env = append(cmd.Env, "HOME="+home, "PATH="+path, "TMPDIR="+tmp)
 	out, err := cmd.CombinedOutput()
 	cur, _ := os.ReadFile(filepath.Join(tmp, "current"))
 	at := strings.TrimSpace(string(cur))

@@ -343,11 +343,19 @@ type Conn struct {
 
 // Dial opens a binary-protocol connection; token, when set, is sent as
 // the auth frame. Each request must be answered within timeout.
+//
+// An address names a daemon only while it runs; (*Proc).Dial makes sure
+// the connection reached the daemon meant.
 func Dial(addr, token string, timeout time.Duration) (*Conn, error) {
 	nc, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return nil, err
 	}
+	return handshake(nc, token, timeout)
+}
+
+// handshake sends the auth frame of token, if any, on nc.
+func handshake(nc net.Conn, token string, timeout time.Duration) (*Conn, error) {
 	if token != "" {
 		frame := append([]byte{0, byte(len(token))}, token...)
 		if _, err := nc.Write(frame); err != nil {

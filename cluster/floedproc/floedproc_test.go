@@ -3,7 +3,9 @@
 package floedproc_test
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -122,5 +124,71 @@ func TestLedger_Dups(t *testing.T) {
 				t.Errorf("Err() = %v, want %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestProc_DialReachesTheProcess dials a daemon's address once another
+// process listens there: the daemon's own connection is one, any other
+// process's connection is refused with ErrNotOurs, so that no ID is ever
+// credited to a daemon that did not issue it. A port the OS gave again
+// after the daemon exited, as it did to a restarted node's next
+// incarnation, is the case that matters.
+func TestProc_DialReachesTheProcess(t *testing.T) {
+	p := floedproc.Start(t, bin, "solo", "--state", t.TempDir())
+	if !p.WaitReady(10*time.Second, true) {
+		t.Fatal("not ready")
+	}
+	c, err := p.Dial("", 5*time.Second)
+	if err != nil {
+		t.Fatalf("Dial of the daemon's own address: %v", err)
+	}
+	if _, err := c.Fetch(1); err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	c.Close()
+
+	// Another process listens: this test's own listener, whose
+	// connections are accepted here, not by the daemon.
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	go func() {
+		for {
+			c, err := other.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	if _, err := p.DialContext(t.Context(), "tcp", other.Addr().String()); !errors.Is(err, floedproc.ErrNotOurs) {
+		t.Errorf("DialContext of another process's listener: %v, want ErrNotOurs", err)
+	}
+
+	// The daemon exits, and its port is another's.
+	p.Kill()
+	again, err := net.Listen("tcp", p.Bin)
+	if err != nil {
+		t.Skipf("the daemon's port was taken before the test could: %v", err)
+	}
+	defer again.Close()
+	go func() {
+		for {
+			c, err := again.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	if c, err := floedproc.Dial(p.Bin, "", 5*time.Second); err != nil {
+		t.Fatalf("Dial by address (the check below needs it to connect): %v", err)
+	} else {
+		c.Close()
+	}
+	if _, err := p.Dial("", 5*time.Second); !errors.Is(err, floedproc.ErrNotOurs) {
+		t.Errorf("Dial of the exited daemon, whose port another process took: %v, want ErrNotOurs", err)
 	}
 }

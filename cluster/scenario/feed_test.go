@@ -55,10 +55,12 @@ type feedOpts struct {
 }
 
 // dest is the daemon a feed asks, and the name its IDs are recorded
-// under.
+// under. The process, not its address, is what a connection must reach:
+// the OS may give a port to the next incarnation of a node once the one
+// before has exited.
 type dest struct {
 	who  string
-	addr string
+	proc *floedproc.Proc
 }
 
 // batch is one reply.
@@ -111,11 +113,7 @@ func startFeed(t *testing.T, led *floedproc.Ledger, p *floedproc.Proc, who strin
 
 // point makes the feed ask p from now on, recording its IDs as who's.
 func (f *feed) point(p *floedproc.Proc, who string) {
-	addr := p.Bin
-	if f.opts.seq != "" {
-		addr = p.HTTP
-	}
-	f.dest.Store(&dest{who: who, addr: addr})
+	f.dest.Store(&dest{who: who, proc: p})
 }
 
 // halt stops the feed and waits for its connections to end.
@@ -137,7 +135,7 @@ func (f *feed) run() {
 	defer f.wg.Done()
 	for !f.stopped() {
 		d := f.dest.Load()
-		c, err := f.dial(d.addr)
+		c, err := f.dial(d.proc)
 		if err != nil {
 			time.Sleep(redialAfterFailure)
 			continue
@@ -173,13 +171,14 @@ type fetcher interface {
 	Close() error
 }
 
-// dial opens a connection to the daemon at addr: binary, or HTTP for a
-// named sequence.
-func (f *feed) dial(addr string) (fetcher, error) {
+// dial opens a connection to the daemon p: binary, or HTTP for a named
+// sequence. Either reaches p itself or fails, never another process that
+// took p's address after it exited.
+func (f *feed) dial(p *floedproc.Proc) (fetcher, error) {
 	if f.opts.seq != "" {
-		return newHTTPConn(addr, f.opts.seq, f.opts.timeout), nil
+		return newHTTPConn(p, f.opts.seq, f.opts.timeout), nil
 	}
-	c, err := floedproc.Dial(addr, "", f.opts.timeout)
+	c, err := p.Dial("", f.opts.timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floeid/floe/cluster/floedproc"
 	"github.com/floeid/floe/id128"
 )
 
@@ -23,13 +24,15 @@ type httpConn struct {
 	url    string // up to the value of n
 }
 
-func newHTTPConn(addr, seq string, timeout time.Duration) *httpConn {
+// newHTTPConn returns a connection to p's HTTP API; each connection its
+// client opens must reach p (floedproc.Proc.DialContext).
+func newHTTPConn(p *floedproc.Proc, seq string, timeout time.Duration) *httpConn {
 	return &httpConn{
 		client: &http.Client{
-			Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1},
+			Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DialContext: p.DialContext},
 			Timeout:   timeout,
 		},
-		url: "http://" + addr + "/v1/ids?seq=" + url.QueryEscape(seq) + "&n=",
+		url: "http://" + p.HTTP + "/v1/ids?seq=" + url.QueryEscape(seq) + "&n=",
 	}
 }
 

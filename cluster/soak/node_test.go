@@ -277,7 +277,8 @@ func (n *node) client(led *floedproc.Ledger, stop <-chan struct{}) {
 			}
 			continue
 		}
-		c, err := floedproc.Dial(p.Bin, "", fetchTimeout)
+		c, err := p.Dial("", fetchTimeout) // p's, not whoever took its port since
+
 		if err != nil {
 			if !wait(redialAfter) {
 				return

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,8 +68,7 @@ func TestE2E_Clients(t *testing.T) {
 	}
 	for _, over := range overs {
 		t.Run("node-"+over.name, func(t *testing.T) {
-			npmCI(t)
-			out := runExample(t, "node", append([]string{filepath.Join(examplesDir, "node", "ids.js")}, over.args...))
+			out := runExample(t, "node", append([]string{npmCI(t)}, over.args...))
 			if out != grpcExampleOut {
 				t.Errorf("examples/node/ids.js printed\n%s\nwant\n%s", out, grpcExampleOut)
 			}
@@ -133,39 +131,65 @@ func runExample(t *testing.T, name string, args []string) string {
 	return stdout.String()
 }
 
-// npmCI installs examples/node's packages with npm ci, from npm's cache
-// when it has them, unless node_modules already holds what
-// package-lock.json names: a stamp in node_modules records the lock
-// file's hash after each install.
-func npmCI(t *testing.T) {
+// nodeExample is a copy of examples/node with its packages installed, made
+// once by npmCI; TestMain removes it.
+var nodeExample struct {
+	once sync.Once
+	dir  string // examples/node of the copy: ids.js and node_modules
+	err  error
+	out  []byte
+}
+
+// npmCI returns the ids.js of a copy of examples/node in a temporary
+// directory, whose packages npm ci installed from npm's cache when it has
+// them: nothing is written into the checkout. The copy keeps the
+// repository's layout (examples/node beside proto/), which ids.js reads
+// floe.proto by.
+func npmCI(t *testing.T) string {
 	t.Helper()
 	for _, prog := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(prog); err != nil {
 			nodeJS.Missing(t, err, prog+" not found: .ci/run installs it", prog+" not found")
 		}
 	}
-	dir := filepath.Join(examplesDir, "node")
-	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	nodeExample.once.Do(func() {
+		root := filepath.Join(filepath.Dir(floedBin), "node-example")
+		dir := filepath.Join(root, "examples", "node")
+		copies := map[string]string{
+			filepath.Join(examplesDir, "node", "ids.js"):                   filepath.Join(dir, "ids.js"),
+			filepath.Join(examplesDir, "node", "package.json"):             filepath.Join(dir, "package.json"),
+			filepath.Join(examplesDir, "node", "package-lock.json"):        filepath.Join(dir, "package-lock.json"),
+			filepath.Join("..", "..", "proto", "floe", "v1", "floe.proto"): filepath.Join(root, "proto", "floe", "v1", "floe.proto"),
+		}
+		for from, to := range copies {
+			if nodeExample.err = copyFile(from, to); nodeExample.err != nil {
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "npm", "ci", "--prefer-offline", "--no-audit", "--no-fund")
+		cmd.Dir = dir
+		nodeExample.out, nodeExample.err = cmd.CombinedOutput()
+		nodeExample.dir = dir
+	})
+	if err := nodeExample.err; err != nil {
+		nodeJS.Missing(t, fmt.Errorf("npm ci in a copy of examples/node: %v", err),
+			fmt.Sprintf("npm ci in a copy of examples/node: %v\n%s", err, nodeExample.out), "npm ci in examples/node failed")
+	}
+	return filepath.Join(nodeExample.dir, "ids.js")
+}
+
+// copyFile copies the file from to the path to, making to's directory.
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	sum := sha256.Sum256(lock)
-	want := hex.EncodeToString(sum[:])
-	stamp := filepath.Join(dir, "node_modules", ".floe-lock-sha256")
-	if got, err := os.ReadFile(stamp); err == nil && string(got) == want {
-		return
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--prefer-offline", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		nodeJS.Missing(t, fmt.Errorf("npm ci in examples/node: %v", err),
-			fmt.Sprintf("npm ci in examples/node: %v\n%s", err, out), "npm ci in examples/node failed")
-	}
-	if err := os.WriteFile(stamp, []byte(want), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return os.WriteFile(to, b, 0o644)
 }
 
 // pythonWithGRPC returns a Python that imports Debian's grpc and protobuf
