@@ -64,6 +64,39 @@ type monotonicClock struct {
 type anchor struct {
 	wall int64 // immutable: Unix nanoseconds at mono
 	mono int64 // immutable: a reading of the clock's monotonic source
+	// lead is immutable: how much later than mono wall was read, at most,
+	// hence how far readings from this anchor may lead the wall clock.
+	lead int64
+}
+
+// anchorTries bounds the readings of one anchoring: each is a monotonic,
+// a wall and a monotonic reading, and the tightest pair wins, so that a
+// preemption between two readings leaves no large lead behind.
+const anchorTries = 3
+
+// tightLead ends an anchoring early: a pair read this close together is
+// as good as another try would find.
+const tightLead = 200
+
+// sample reads the monotonic source, then the wall clock, anchorTries
+// times at most, and returns the pair read closest together, with an
+// upper bound of the time between them. The monotonic reading comes
+// first, so that a reading from the anchor leads the wall clock by at
+// most lead, and never lags it.
+func (c *monotonicClock) sample() anchor {
+	var best anchor
+	for i := range anchorTries {
+		mono := c.mono()
+		wall := time.Now().UnixNano()
+		lead := c.mono() - mono
+		if i == 0 || lead < best.lead {
+			best = anchor{wall: wall, mono: mono, lead: lead}
+		}
+		if lead <= tightLead {
+			break
+		}
+	}
+	return best
 }
 
 func (c *monotonicClock) Now() time.Time { return time.Unix(0, c.UnixNano()) }
@@ -81,11 +114,9 @@ func (c *monotonicClock) mono() int64 {
 func (c *monotonicClock) UnixNano() int64 {
 	a := c.anchor.Load()
 	if a == nil {
-		c.mono() // the first reading calibrates: not between the two below
-		// The monotonic reading first: the anchor may then lead the wall
-		// clock by the time between them, never lag it.
-		mono := c.mono()
-		c.anchor.CompareAndSwap(nil, &anchor{wall: time.Now().UnixNano(), mono: mono})
+		c.mono() // the first reading calibrates: not inside a sample
+		first := c.sample()
+		c.anchor.CompareAndSwap(nil, &first)
 		a = c.anchor.Load()
 	}
 	d := c.mono() - a.mono
@@ -117,10 +148,11 @@ func (c *monotonicClock) PreciseUnixNano() int64 {
 // recheck compares the anchored reading ns with the wall clock and re-anchors
 // on whichever is later, so readings never go back.
 func (c *monotonicClock) recheck(a *anchor, ns int64) int64 {
-	mono := c.mono() // first, as in UnixNano
-	wall := time.Now().UnixNano()
-	next := &anchor{wall: max(wall, ns), mono: mono} // the wall clock went back: keep counting from ns
-	if c.anchor.CompareAndSwap(a, next) {
+	next := c.sample()
+	if next.wall < ns { // the wall clock went back: keep counting from ns
+		next.wall, next.lead = ns, a.lead+next.lead
+	}
+	if c.anchor.CompareAndSwap(a, &next) {
 		return next.wall
 	}
 	// Another caller re-anchored first; its anchor is at least as late.

@@ -8,17 +8,43 @@ import (
 
 // TestMonotonicClock_FirstReading checks that a fresh clock's reading after
 // its first lies between wall-clock readings taken around it, within the
-// clock's bound: the calibration of the first reading may not end up
-// between the anchor's wall and monotonic readings. It is the package's
-// first test, so that its reading is the process's first.
+// clock's bound: never before them (an ID would name a time before its
+// request), and after them by no more than the lead its anchor recorded,
+// the time between the anchor's monotonic and wall readings, which a
+// preemption between the two lengthens. It is the package's first test,
+// so that its reading is the process's first.
 func TestMonotonicClock_FirstReading(t *testing.T) {
 	for _, c := range []*monotonicClock{{}, {precise: true}} {
 		c.UnixNano()
 		before := time.Now().UnixNano()
 		got := c.UnixNano()
 		after := time.Now().UnixNano()
-		if b := int64(c.UnixNanoBound()); got < before-b || got > after+b {
-			t.Errorf("precise %v: reading %d after the first not within %v of [%d, %d]", c.precise, got, c.UnixNanoBound(), before, after)
+		lead := c.anchor.Load().lead
+		if b := int64(c.UnixNanoBound()); got < before-b || got > after+b+lead {
+			t.Errorf("precise %v: reading %d after the first not within [%d, %d] (bound %v, anchor's lead %v)",
+				c.precise, got, before-b, after+b+lead, c.UnixNanoBound(), time.Duration(lead))
+		}
+	}
+}
+
+// TestMonotonicClock_AnchorLead checks what an anchor's lead bounds: a
+// reading from the anchor, at the anchor's own monotonic reading, lies at
+// or after the wall clock read just before the anchoring and at most lead
+// after the wall clock read just after it. An anchor whose wall reading
+// came before its monotonic one would lag the wall clock.
+func TestMonotonicClock_AnchorLead(t *testing.T) {
+	for _, precise := range []bool{false, true} {
+		for range 1000 {
+			c := &monotonicClock{precise: precise}
+			before := time.Now().UnixNano()
+			a := c.sample()
+			after := time.Now().UnixNano()
+			if a.lead < 0 {
+				t.Fatalf("precise %v: anchor %+v: negative lead", precise, a)
+			}
+			if a.wall < before || a.wall > after {
+				t.Fatalf("precise %v: anchor %+v: wall reading not within [%d, %d]", precise, a, before, after)
+			}
 		}
 	}
 }
