@@ -78,4 +78,3 @@ func procAddr(a *net.TCPAddr) string {
 	}
 	return string(b) + ":" + fmt.Sprintf("%04X", a.Port)
 }
-
