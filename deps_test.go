@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"internal/redistest":        {"internal/skiptest", "internal/tcptest"},
 	"internal/skiptest":         nil,
 	"internal/tlstest":          nil,
+	"internal/schedtest":        nil,
 	"tlsfile":                   nil,
 	"internal/buildinfo":        nil,
 	"id64":                      {"", "internal/clockseq", "internal/textid"},

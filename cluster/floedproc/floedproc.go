@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/internal/schedtest"
 )
 
 // Main builds floed into a temporary directory, sets *bin to its path,
@@ -134,8 +135,11 @@ func tryStart(tb testing.TB, bin, name string, env, args []string) *Proc {
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("floedproc: starting %s: %v", name, err)
 	}
+	// Its work counts in the slowdown a test's bounds stretch by.
+	schedtest.Watch(cmd.Process.Pid)
 	go func() {
 		p.err = cmd.Wait()
+		schedtest.Unwatch(cmd.Process.Pid)
 		close(p.done)
 	}()
 	tb.Cleanup(func() {
