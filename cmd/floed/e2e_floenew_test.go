@@ -75,16 +75,26 @@ func runFloeNew(bin string, env []string, args ...string) newRun {
 	return r
 }
 
+// floeNewsWait is the -wait of runFloeNews' runs: how long each waits for
+// the state directory's lock while other runs hold it. The runs take turns
+// on that lock, one at a time, so the last of 200 waits for all the others;
+// on a loaded machine that is longer than floe new's default 30 s. The
+// wait is not what these tests check (newstate_test.go checks the message
+// of a run that waited it out): a run that waits longer than this is held
+// up by a run that never lets go, which the go test timeout reports.
+const floeNewsWait = "10m"
+
 // runFloeNews runs count "floe new" at once, every tenth with -n 2000, and
-// returns their results as they end.
-func runFloeNews(bin string, env []string, count int) <-chan newRun {
+// returns their results as they end: the channel holds them all, so len of
+// it is how many have ended and not been received.
+func runFloeNews(bin string, env []string, count int) chan newRun {
 	results := make(chan newRun, count)
 	for i := range count {
 		n := "1"
 		if i%10 == 0 {
 			n = "2000"
 		}
-		go func() { results <- runFloeNew(bin, env, "-n", n) }()
+		go func() { results <- runFloeNew(bin, env, "-wait", floeNewsWait, "-n", n) }()
 	}
 	return results
 }
@@ -105,10 +115,19 @@ func exitCode(err error) int {
 // startFloedOnState starts a zero-config floed (worker 0, datacenter 0)
 // on the state directory that "floe new" runs may hold: while one does,
 // floed stops at start, refused the directory, and is started again.
-func startFloedOnState(t *testing.T, env []string, state string) *floed {
+// running, if not nil, reports whether runs are still going: floed, one
+// start at a time, races the waiting runs for the lock, and may lose every
+// race until they have ended (nothing makes the lock fair), so its
+// deadline, 2*startDeadline, counts from when running last reported true.
+func startFloedOnState(t *testing.T, env []string, state string, running func() bool) *floed {
 	t.Helper()
 	deadline := time.Now().Add(2 * startDeadline)
-	for attempt := 1; time.Now().Before(deadline); attempt++ {
+	for attempt := 1; ; attempt++ {
+		if running != nil && running() {
+			deadline = time.Now().Add(2 * startDeadline)
+		} else if !time.Now().Before(deadline) {
+			break
+		}
 		addrs := floetest.FreeAddrs(t, 2)
 		cmd := exec.Command(floedBin, "--listen", addrs[0], "--http", addrs[1], "--state", state)
 		cmd.Env = floedEnv(env)
@@ -136,7 +155,7 @@ func startFloedOnState(t *testing.T, env []string, state string) *floed {
 			t.Fatalf("floed exited at start (%v):\n%s", f.err, s)
 		}
 	}
-	t.Fatalf("floed could not take the state directory %s in %v", state, 2*startDeadline)
+	t.Fatalf("floed could not take the state directory %s in %v after the floe new runs ended", state, 2*startDeadline)
 	return nil
 }
 
@@ -194,7 +213,8 @@ func TestE2E_FloeNewBesideFloed(t *testing.T) {
 	for range runs / 2 {
 		first = append(first, <-results)
 	}
-	f := startFloedOnState(t, env, state)
+	// The runs still going are those of the rest not yet in results.
+	f := startFloedOnState(t, env, state, func() bool { return len(results) < runs-runs/2 })
 	for range runs - runs/2 {
 		first = append(first, <-results)
 	}
@@ -243,7 +263,7 @@ func TestE2E_FloeNewBesideFloed(t *testing.T) {
 	all = append(all, after...)
 
 	// floed started again: above the runs' IDs.
-	f = startFloedOnState(t, env, state)
+	f = startFloedOnState(t, env, state, nil)
 	again := floedIDs(t, f, 1000)
 	if len(after) > 0 && slices.Min(again) <= slices.Max(after) {
 		t.Errorf("floed restarted after floe new issued %d, not above floe new's last ID %d", slices.Min(again), slices.Max(after))
