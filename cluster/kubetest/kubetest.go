@@ -88,6 +88,7 @@ func Kubectl(tb testing.TB) string {
 
 func lookPath(tb testing.TB, name string) string {
 	tb.Helper()
+	awaitBuild(tb)
 	p := filepath.Join(Dir(), name)
 	if _, err := os.Stat(p); err != nil {
 		err := fmt.Errorf("%w (FLOE_KUBE_BIN names the directory)", err)
@@ -95,6 +96,48 @@ func lookPath(tb testing.TB, name string) string {
 		apiServer.Missing(tb, err, msg, msg)
 	}
 	return p
+}
+
+// buildWait bounds how long a test waits for a build of
+// scripts/kube-apiserver in progress: a first build takes minutes, and
+// longer on a machine busy with the tests themselves.
+const buildWait = 30 * time.Minute
+
+// build serializes the tests that wait for a build in progress.
+var build sync.Mutex
+
+// awaitBuild waits while scripts/kube-apiserver builds into Dir(): its
+// file Dir()+".building" holds the pid of the script, which removes it
+// when done. CI starts the build beside the tests, and only the tests
+// that need the server wait for it.
+func awaitBuild(tb testing.TB) {
+	tb.Helper()
+	build.Lock()
+	defer build.Unlock()
+	marker := Dir() + ".building"
+	start := time.Now()
+	logged := false
+	for {
+		b, err := os.ReadFile(marker)
+		if err != nil {
+			return // no build in progress
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || syscall.Kill(pid, 0) == syscall.ESRCH {
+			return // a build that did not end cleanly: nothing to wait for
+		}
+		if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && !strings.Contains(string(cmdline), "kube-apiserver") {
+			return // the pid is another process's now
+		}
+		if !logged {
+			tb.Logf("kubetest: waiting for scripts/kube-apiserver (pid %d) to finish building into %s", pid, Dir())
+			logged = true
+		}
+		if time.Since(start) > buildWait {
+			tb.Fatalf("kubetest: scripts/kube-apiserver (pid %d) still building into %s after %v", pid, Dir(), buildWait)
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // APIServer is a kube-apiserver on loopback and the etcd it stores in.
