@@ -8,6 +8,7 @@ import (
 
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/internal/faultproxy"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
 	"github.com/floeid/floe/workerid/workeridtest"
@@ -28,17 +29,24 @@ import (
 // than half the TTL cannot keep a lease on send-time deadlines (the next
 // one leaves after the reply), so the holder must lose it: a holder that
 // dated its deadline from the reply would keep it for ever.
+//
+// The bounds' waits (the TTL, the renewal interval) are as configured; their
+// work (slop, and the round trip and lateness in early) is stretched by the
+// slowdown schedtest measured since the case began: as written on an idle
+// machine.
 func TestLease_Faults(t *testing.T) {
 	ec := etcdtest.Start(t, 3)
 	const (
 		ttl   = 2 * time.Second
 		renew = ttl / 3 // the interval of renewals and the default request timeout
 		// slop is how late a holder's timer, the watch of its Done and the
-		// Reserve's return may be under the race detector on a loaded host.
+		// Reserve's return may be under the race detector on an idle host,
+		// stretched by the slowdown measured.
 		slop = 250 * time.Millisecond
-		// early is how long before the fault the last renewal may have
-		// been sent: one interval, its round trip and some lateness.
-		early = renew + 300*time.Millisecond
+		// lateness is, beside one renewal interval, how long before the
+		// fault the last renewal may have been sent: its round trip and
+		// some lateness of its timer, on an idle host, stretched likewise.
+		lateness = 300 * time.Millisecond
 	)
 	blackhole := func(p *faultproxy.Proxy) { p.Blackhole(true) }
 	cut := func(dir faultproxy.Direction) func(p *faultproxy.Proxy) {
@@ -52,26 +60,28 @@ func TestLease_Faults(t *testing.T) {
 		timeout time.Duration // Config.RequestTimeout; zero for TTL/3
 		fault   func(p *faultproxy.Proxy)
 		reserve bool // a Reserve above Reserved runs into the fault
-		// Done closes at least after and at most within this long after
-		// the fault starts.
-		after, within time.Duration
-		landed        bool // the Reserve run into the fault reaches etcd
+		// Done closes no sooner than ttl - renew - lateness and no later
+		// than within + slop after the fault starts (lateness and slop
+		// stretched).
+		within time.Duration
+		landed bool // the Reserve run into the fault reaches etcd
 	}{
-		{name: "black hole", fault: blackhole, after: ttl - early, within: ttl + slop},
+		{name: "black hole", fault: blackhole, within: ttl},
 		// A Reserve that gets no reply tries again, on another member,
 		// until the lease's local deadline: the lease is lost then, not at
 		// the first attempt without a reply.
-		{name: "black hole during a reserve", fault: blackhole, reserve: true, after: ttl - early, within: ttl + slop},
-		{name: "requests cut during a reserve", fault: cut(faultproxy.ToTarget), reserve: true, after: ttl - early, within: ttl + slop},
-		{name: "replies cut during a reserve", fault: cut(faultproxy.ToClient), reserve: true, after: ttl - early, within: ttl + slop, landed: true},
+		{name: "black hole during a reserve", fault: blackhole, reserve: true, within: ttl},
+		{name: "requests cut during a reserve", fault: cut(faultproxy.ToTarget), reserve: true, within: ttl},
+		{name: "replies cut during a reserve", fault: cut(faultproxy.ToClient), reserve: true, within: ttl, landed: true},
 		// A round trip of 1.2 s, above TTL/2 and below TTL - TTL/3: a
 		// holder dating its deadline from replies would keep its lease.
-		{name: "renewals slower than half the TTL", timeout: ttl, fault: delay(600 * time.Millisecond), after: ttl - early, within: renew + ttl + slop},
-		{name: "renewals slower than the TTL", timeout: ttl, fault: delay(1100 * time.Millisecond), after: ttl - early, within: ttl + slop},
+		{name: "renewals slower than half the TTL", timeout: ttl, fault: delay(600 * time.Millisecond), within: renew + ttl},
+		{name: "renewals slower than the TTL", timeout: ttl, fault: delay(1100 * time.Millisecond), within: ttl},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			m := schedtest.Now()
 			prefix := freshPrefix()
 			direct := newClient(t, ec.Endpoints())
 			ps, addrs := proxies(t, ec.Endpoints())
@@ -80,7 +90,7 @@ func TestLease_Faults(t *testing.T) {
 			a := mustClaim(t, srcA)
 			mustReserve(t, a, a.Floor()+1000)
 			r := a.Reserved()
-			freed := deletedAt(t, direct, ownerKey(prefix, a.ID()), a.Fence()+1)
+			freed := deletedWhileHeld(t, direct, ownerKey(prefix, a.ID()), a.Fence()+1, a)
 			done := doneAt(a)
 
 			for _, p := range ps {
@@ -105,26 +115,34 @@ func TestLease_Faults(t *testing.T) {
 					t.Errorf("Reserved() = %d after a Reserve whose result is unknown, want %d", got, r)
 				}
 			}
-			stopped := waitFor(t, done, tt.within+5*time.Second, "the holder's Done")
+			stopped := waitFor(t, done, tt.within+slop+5*time.Second, "the holder's Done")
 			took := stopped.Sub(start)
-			t.Logf("the holder stopped %v after the fault started: %v", took.Round(time.Millisecond), a.Err())
-			if took < tt.after || took > tt.within {
-				t.Errorf("the holder stopped %v after the fault started, want within [%v, %v]", took, tt.after, tt.within)
+			after, within := ttl-renew-m.Scale(lateness), stretch(m, tt.within, slop)
+			t.Logf("the holder stopped %v after the fault started: %v (bounds [%v, %v], slowdown %.2f)",
+				took.Round(time.Millisecond), a.Err(), after.Round(time.Millisecond), within.Round(time.Millisecond), m.Slowdown())
+			if took < after || took > within {
+				t.Errorf("the holder stopped %v after the fault started, want within [%v, %v]", took, after, within)
 			}
 			workeridtest.WantLost(t, a, opTimeout)
 
 			// Never over-trusted: etcd frees the worker ID (by the expiry of
 			// the etcd lease, or the revocation the holder sends when it
-			// stops) only after the holder stopped. Two goroutines take the
-			// times, hence a little jitter.
-			const jitter = 50 * time.Millisecond
-			free := waitFor(t, freed, ttl+5*time.Second, "the owner key's deletion")
-			t.Logf("etcd freed the worker ID %v after the holder stopped", free.Sub(stopped).Round(time.Millisecond))
-			if free.Before(stopped.Add(-jitter)) {
-				t.Errorf("etcd freed the worker ID %v before the holder stopped", stopped.Sub(free))
+			// stops) only after the holder stopped: when the deletion's
+			// event arrives, the holder no longer holds (Done closed, or
+			// its local deadline passed).
+			var free deletion
+			select {
+			case free = <-freed:
+			case <-time.After(ttl + 5*time.Second):
+				t.Fatalf("the owner key's deletion: nothing within %v", ttl+5*time.Second)
+			}
+			t.Logf("etcd freed the worker ID %v after the holder stopped", free.at.Sub(stopped).Round(time.Millisecond))
+			if free.held {
+				t.Errorf("etcd freed the worker ID while the holder held it, %v before its local deadline", free.left)
 			}
 
-			b, _ := workeridtest.ClaimWithin(t, srcB, ttl+time.Second, opTimeout)
+			mb := schedtest.Now()
+			b, _ := workeridtest.ClaimBy(t, srcB, func() time.Duration { return stretch(mb, ttl, time.Second) }, opTimeout)
 			want := r
 			if tt.landed {
 				// The reservation reached etcd; its reply did not.

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/floeid/floe/internal/faultproxy"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
 )
@@ -119,26 +120,88 @@ func doneAt(l workerid.Lease) <-chan time.Time {
 	return at
 }
 
-// deletedAt watches key from revision rev on and returns a channel that
-// receives the time etcd reports its deletion: when a holder's worker ID
-// became free in etcd.
-func deletedAt(t *testing.T, cli *clientv3.Client, key string, rev int64) <-chan time.Time {
+// stretch returns the bound waits + work, its work scaled by the slowdown
+// schedtest measured since m. waits are the parts of a bound that load
+// does not lengthen (a TTL, a request timeout); work the parts it does (a
+// round trip, a timer's wake-up, an election, the watch of a Done). On an
+// idle machine it is waits + work: the bound as written.
+func stretch(m schedtest.Mark, waits, work time.Duration) time.Duration {
+	return waits + m.Scale(work)
+}
+
+// receiveWithin waits for ch until bound() has passed since start, bound
+// asked again each time its wait ends (a stretched bound grows with the
+// load it measures), and reports whether ch received in time.
+func receiveWithin[T any](ch <-chan T, start time.Time, bound func() time.Duration) (T, bool) {
+	for {
+		left := time.Until(start.Add(bound()))
+		if left <= 0 {
+			select {
+			case v := <-ch:
+				return v, true
+			default:
+				var zero T
+				return zero, false
+			}
+		}
+		timer := time.NewTimer(left)
+		select {
+		case v := <-ch:
+			timer.Stop()
+			return v, true
+		case <-timer.C:
+		}
+	}
+}
+
+// leftOf returns l's time to its local deadline, and false for a lease
+// without one.
+func leftOf(l workerid.Lease) (time.Duration, bool) {
+	d, ok := l.(interface{ Left() time.Duration })
+	if !ok {
+		return 0, false
+	}
+	return d.Left(), true
+}
+
+// deletion is the owner key's deletion as a watch reported it: when, and
+// whether the holder l still held its worker ID then (Done open and its
+// local deadline ahead).
+type deletion struct {
+	at   time.Time
+	held bool
+	left time.Duration // l's Left() then
+}
+
+// deletedWhileHeld watches key from revision rev on and returns a channel
+// that receives etcd's report of its deletion (when a holder's worker ID
+// became free in etcd) and whether l still held as the event arrived: the
+// event arrives after the deletion, so a holder
+// that still held then held at the deletion, however late the watch's
+// goroutine ran; a load cannot make a holder that stopped in time look
+// as if it held.
+func deletedWhileHeld(t *testing.T, cli *clientv3.Client, key string, rev int64, l workerid.Lease) <-chan deletion {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	at := make(chan time.Time, 1)
+	out := make(chan deletion, 1)
 	wch := cli.Watch(ctx, key, clientv3.WithRev(rev), clientv3.WithFilterPut())
 	go func() {
 		for wr := range wch {
 			for _, ev := range wr.Events {
 				if ev.Type == clientv3.EventTypeDelete {
-					at <- time.Now()
+					d := deletion{at: time.Now(), held: held(l)}
+					if left, ok := leftOf(l); ok {
+						d.left = left
+						d.held = d.held && left > 0
+					}
+					out <- d
 					return
 				}
 			}
 		}
 	}()
-	return at
+	return out
 }
 
 // waitFor returns the time ch receives, failing t after d.
