@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe/cluster/etcdtest"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
 	"github.com/floeid/floe/workerid/workeridtest"
@@ -20,7 +21,9 @@ func TestLease_EtcdFailures(t *testing.T) {
 	const (
 		ttl   = 2 * time.Second
 		renew = ttl / 3 // the interval of renewals and the request timeout
-		slop  = 250 * time.Millisecond
+		// slop is the work in a bound beyond the TTL on an idle host: it
+		// is stretched by the slowdown schedtest measured (see stretch).
+		slop = 250 * time.Millisecond
 	)
 	// restart starts the members again, if stopped, when the case ends,
 	// and waits for a leader.
@@ -49,6 +52,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 	}
 	for _, tt := range leaderTests {
 		t.Run(tt.name, func(t *testing.T) {
+			m := schedtest.Now()
 			prefix := freshPrefix()
 			srcA := newSource(t, newClient(t, ec.Endpoints()), etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, Owner: "a"})
 			srcB := newSource(t, newClient(t, ec.Endpoints()), etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, Owner: "b"})
@@ -75,15 +79,14 @@ func TestLease_EtcdFailures(t *testing.T) {
 				t.Fatalf("Reserve after the new leader: %v, want nil or a *LeaseLostError", err)
 			}
 
-			b, err := claimSettled(t, srcB)
+			b, err := claimSettled(t, srcB, m)
 			switch {
 			case err == nil:
 				// etcd freed the worker ID: the holder must stop by itself.
 				t.Logf("another Source claimed the worker ID %v after the leader went down", time.Since(stopped).Round(time.Millisecond))
-				select {
-				case <-a.Done():
-				case <-time.After(ttl + slop):
-					t.Fatalf("the holder still holds the worker ID %v after another Source claimed it", ttl+slop)
+				bound := func() time.Duration { return stretch(m, ttl, slop) }
+				if _, ok := receiveWithin(a.Done(), time.Now(), bound); !ok {
+					t.Fatalf("the holder still holds the worker ID %v after another Source claimed it", bound())
 				}
 				workeridtest.WantLost(t, a, opTimeout)
 			default:
@@ -94,7 +97,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 						t.Fatalf("Release: %v", err)
 					}
 				}
-				b, _ = workeridtest.ClaimWithin(t, srcB, ttl+time.Second, opTimeout)
+				b, _ = workeridtest.ClaimBy(t, srcB, func() time.Duration { return stretch(m, ttl, time.Second) }, opTimeout)
 				if err := a.Reserve(ctxFor(t, 10*time.Second), 1<<63); err == nil {
 					t.Fatal("the first holder reserved after the next one claimed")
 				}
@@ -136,6 +139,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 				down = append(down, m)
 			}
 		}
+		mq := schedtest.Now()
 		for _, m := range down {
 			m.Crash()
 		}
@@ -153,8 +157,8 @@ func TestLease_EtcdFailures(t *testing.T) {
 			t.Fatal("Reserve without a quorum succeeded")
 		}
 		t.Logf("Reserve without a quorum failed after %v: %v", took.Round(time.Millisecond), err)
-		if took > ttl+slop {
-			t.Errorf("Reserve without a quorum took %v, want within the TTL %v", took, ttl)
+		if bound := stretch(mq, ttl, slop); took > bound {
+			t.Errorf("Reserve without a quorum took %v, want within the TTL %v (+ %v)", took, ttl, bound-ttl)
 		}
 		if got := busy.Reserved(); got != r {
 			t.Errorf("Reserved() = %d after a failed Reserve, want %d", got, r)
@@ -163,8 +167,8 @@ func TestLease_EtcdFailures(t *testing.T) {
 
 		stopped := waitFor(t, idleDone, ttl+5*time.Second, "the idle holder's Done")
 		t.Logf("the idle holder stopped %v after the quorum was lost: %v", stopped.Sub(lostAt).Round(time.Millisecond), idle.Err())
-		if d := stopped.Sub(lostAt); d > ttl+slop {
-			t.Errorf("the idle holder stopped %v after the quorum was lost, want within %v", d, ttl+slop)
+		if d, bound := stopped.Sub(lostAt), stretch(mq, ttl, slop); d > bound {
+			t.Errorf("the idle holder stopped %v after the quorum was lost, want within %v", d, bound)
 		}
 		workeridtest.WantLost(t, idle, opTimeout)
 		if l, err := srcC.Claim(ctxFor(t, 10*time.Second)); err == nil {
@@ -176,6 +180,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 		}
 		ec.WaitLeader(t)
 		restored := time.Now()
+		mr := schedtest.Now()
 		// A revocation the lost holders sent without a quorum may still
 		// commit once it is back (a proposal's fate is unknown), and so may
 		// the failed Reserve: their worker IDs are free at once or when
@@ -184,7 +189,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 		bound := map[int]uint64{idle.ID(): idle.Reserved(), busy.ID(): busy.Reserved()}
 		claimed := make(map[int]bool)
 		for range cfg("").IDs {
-			l, _ := workeridtest.ClaimWithin(t, srcC, ttl+3*time.Second, opTimeout)
+			l, _ := workeridtest.ClaimBy(t, srcC, func() time.Duration { return stretch(mr, ttl, 3*time.Second) }, opTimeout)
 			if claimed[l.ID()] {
 				t.Fatalf("claimed worker ID %d twice", l.ID())
 			}
@@ -203,17 +208,19 @@ func TestLease_EtcdFailures(t *testing.T) {
 // claimSettled claims from src and returns the lease or an error wrapping
 // workerid.ErrExhausted. Other errors, which a member that is going down
 // may return for a while (a request it took when it stopped, a request
-// timeout), make it try again every 20 ms, for up to 5 s.
-func claimSettled(t *testing.T, src workerid.Source) (workerid.Lease, error) {
+// timeout), make it try again every 20 ms, for up to 5 s on an idle
+// host: the new leader's election and the old one's way out are work, so
+// the 5 s are stretched by the slowdown measured since m.
+func claimSettled(t *testing.T, src workerid.Source, m schedtest.Mark) (workerid.Lease, error) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	start := time.Now()
 	for {
 		l, err := src.Claim(ctxFor(t, 10*time.Second))
 		if err == nil || errors.Is(err, workerid.ErrExhausted) {
 			return l, err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Claim after the leader went down: %v", err)
+		if took, bound := time.Since(start), stretch(m, 0, 5*time.Second); took > bound {
+			t.Fatalf("Claim after the leader went down, for %v (bound %v): %v", took, bound, err)
 		}
 		t.Logf("Claim after the leader went down: %v; trying again", err)
 		time.Sleep(20 * time.Millisecond)
