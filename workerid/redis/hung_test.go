@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe/internal/redistest"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/workerid"
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -27,13 +28,14 @@ func TestSource_ServerHung(t *testing.T) {
 		// hung is well past the TTL, with a claim retried every retryClaim.
 		hung       = 3 * time.Second
 		retryClaim = 100 * time.Millisecond
-		// slack is how late, on a loaded machine, a call may return or a
-		// lease end after its bound.
+		// slack is how late, on an idle machine, a call may return or a
+		// lease end after its bound; stretched by the slowdown measured.
 		slack = 300 * time.Millisecond
 		// back bounds the first successful claim after the server answers
-		// again.
+		// again, on an idle machine; stretched likewise (it is all work).
 		back = time.Second
 	)
+	m := schedtest.Now()
 	srv := redistest.Start(t, safeArgs...)
 	t.Cleanup(srv.Resume) // before the kill, which cannot stop a stopped group otherwise
 	rdb, err := Dial(t.Context(), &goredis.Options{Addr: srv.Addr})
@@ -59,13 +61,12 @@ func TestSource_ServerHung(t *testing.T) {
 	// most a TTL away.
 	deadline := paused.Add(ttl)
 	err = l.Reserve(t.Context(), 200)
-	if took := time.Since(paused); err == nil || time.Now().After(deadline.Add(slack)) {
-		t.Errorf("Reserve into the hang: %v after %v, want an error by the lease's local deadline (%v)", err, took.Round(time.Millisecond), ttl)
+	if took := time.Since(paused); err == nil || time.Now().After(deadline.Add(m.Scale(slack))) {
+		t.Errorf("Reserve into the hang: %v after %v, want an error by the lease's local deadline (%v + %v)", err, took.Round(time.Millisecond), ttl, m.Scale(slack))
 	}
-	select {
-	case <-l.Done():
+	if _, ok := receiveWithin(l.Done(), paused, func() time.Duration { return stretch(m, ttl, slack) }); ok {
 		t.Logf("lease ended %v after the pause", time.Since(paused).Round(time.Millisecond))
-	case <-time.After(time.Until(deadline.Add(slack))):
+	} else {
 		t.Errorf("lease still running %v after the pause, past its local deadline (at most the TTL %v)", time.Since(paused).Round(time.Millisecond), ttl)
 	}
 	if _, ok := errors.AsType[*workerid.LeaseLostError](l.Err()); !ok {
@@ -81,7 +82,7 @@ func TestSource_ServerHung(t *testing.T) {
 		if err == nil {
 			t.Fatal("a claim succeeded on a frozen server")
 		}
-		if took := time.Since(start); took > src.cfg.Timeout+slack {
+		if took := time.Since(start); took > stretch(m, src.cfg.Timeout, slack) {
 			t.Errorf("a claim into the hang took %v, want at most the request timeout %v", took.Round(time.Millisecond), src.cfg.Timeout)
 		}
 		time.Sleep(retryClaim)
@@ -98,8 +99,8 @@ func TestSource_ServerHung(t *testing.T) {
 			cancel()
 			break
 		}
-		if time.Since(resumed) > back {
-			t.Fatalf("%d claims into the hang; no claim succeeded within %v of the server resuming: %v", tries, back, err)
+		if bound := stretch(m, 0, back); time.Since(resumed) > bound {
+			t.Fatalf("%d claims into the hang; no claim succeeded within %v of the server resuming: %v", tries, bound, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -112,7 +113,8 @@ func TestSource_ServerHung(t *testing.T) {
 func TestDial_ServerHung(t *testing.T) {
 	const (
 		wait = 200 * time.Millisecond
-		// slack is how late a request may end on a loaded machine.
+		// slack is how late a request may end on an idle machine;
+		// stretched by the slowdown measured.
 		slack = 500 * time.Millisecond
 	)
 	tests := []struct {
@@ -125,6 +127,7 @@ func TestDial_ServerHung(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			m := schedtest.Now()
 			srv := redistest.Start(t)
 			t.Cleanup(srv.Resume) // before the kill, which cannot stop a stopped group otherwise
 			opts := &goredis.Options{Addr: srv.Addr, MaxRetries: tt.maxRetries}
@@ -146,7 +149,7 @@ func TestDial_ServerHung(t *testing.T) {
 			err = rdb.Ping(ctx).Err()
 			took := time.Since(start)
 			t.Logf("PING into the hang: %v after %v", err, took.Round(time.Millisecond))
-			if err == nil || took > wait+slack {
+			if err == nil || took > stretch(m, wait, slack) {
 				t.Errorf("PING into the hang: %v after %v, want an error at the context's deadline %v", err, took.Round(time.Millisecond), wait)
 			}
 		})

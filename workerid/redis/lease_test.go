@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe/internal/redistest"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/workeridtest"
 	goredis "github.com/redis/go-redis/v9"
@@ -72,14 +73,16 @@ func TestLease_NotOwner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			m := schedtest.Now()
 			l := mustClaim(t, newSource(t, srv.Addr, Config{Prefix: freshPrefix(), IDs: 1, TTL: ttl, Owner: "a"}))
 			if err := tt.mutate(ctxFor(t, 5*time.Second), ownerKey(l)); err != nil {
 				t.Fatal(err)
 			}
-			select {
-			case <-l.Done():
-			case <-time.After(ttl):
-				t.Fatalf("Done not closed within the TTL %v after the owner key changed", ttl)
+			// The next renewal, at most TTL/3 away, finds the change: the
+			// rest of the TTL is work, stretched.
+			bound := func() time.Duration { return stretch(m, ttl/3, ttl-ttl/3) }
+			if _, ok := receiveWithin(l.Done(), time.Now(), bound); !ok {
+				t.Fatalf("Done not closed within %v (the TTL on an idle machine) after the owner key changed", bound())
 			}
 			if err := l.Err(); !errors.Is(err, ErrNotOwner) {
 				t.Fatalf("Err() = %v, want ErrNotOwner", err)
@@ -113,6 +116,7 @@ func TestLease_HolderKilled(t *testing.T) {
 	g.claimed(t, a)
 	mustReserve(t, a, a.Floor()+1000)
 
+	m := schedtest.Now()
 	srcA.rdb.Close()
 	killed := time.Now()
 	stopped := make(chan time.Duration, 1)
@@ -120,7 +124,7 @@ func TestLease_HolderKilled(t *testing.T) {
 	if _, err := srcB.Claim(ctxFor(t, 5*time.Second)); !errors.Is(err, workerid.ErrExhausted) {
 		t.Fatalf("claim right after the holder died: %v, want ErrExhausted until its TTL runs out", err)
 	}
-	b, _ := workeridtest.ClaimWithin(t, srcB, ttl+time.Second, opTimeout)
+	b, _ := workeridtest.ClaimBy(t, srcB, func() time.Duration { return stretch(m, ttl, time.Second) }, opTimeout)
 	took := time.Since(killed)
 	t.Logf("worker ID %d claimed again %v after its holder was killed (TTL %v)", b.ID(), took.Round(time.Millisecond), ttl)
 	if took < ttl/2 {
@@ -135,7 +139,7 @@ func TestLease_HolderKilled(t *testing.T) {
 	select {
 	case d := <-stopped:
 		t.Logf("the killed holder stopped %v after it was killed", d.Round(time.Millisecond))
-		if limit := ttl + 250*time.Millisecond; d > limit {
+		if limit := stretch(m, ttl, 250*time.Millisecond); d > limit {
 			t.Errorf("the killed holder stopped %v after it was killed, want within %v", d, limit)
 		}
 	case <-time.After(5 * time.Second):
@@ -195,15 +199,19 @@ func TestLease_ServerPaused(t *testing.T) {
 	tests := []struct {
 		name      string
 		reserving bool
-		within    time.Duration // the holder stops at most this long after the pause
-		wantErr   error         // what the loss wraps, nil for any
+		// The holder stops at most within + slop after the pause, slop
+		// (250 ms on an idle machine) stretched by the slowdown measured.
+		within  time.Duration
+		wantErr error // what the loss wraps, nil for any
 	}{
-		{name: "idle holder", within: ttl + 250*time.Millisecond, wantErr: ErrExpired},
-		{name: "reserving holder", reserving: true, within: timeout + 250*time.Millisecond, wantErr: context.DeadlineExceeded},
+		{name: "idle holder", within: ttl, wantErr: ErrExpired},
+		{name: "reserving holder", reserving: true, within: timeout, wantErr: context.DeadlineExceeded},
 	}
+	const slop = 250 * time.Millisecond
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			m := schedtest.Now()
 			srv := redistest.Start(t, safeArgs...)
 			prefix := freshPrefix()
 			g := newLedger()
@@ -226,16 +234,16 @@ func TestLease_ServerPaused(t *testing.T) {
 			paused := time.Now()
 			t.Cleanup(srv.Resume)
 			hold := ttl + 500*time.Millisecond // past the TTL: the owner key expires meanwhile
-			var lostAfter time.Duration
-			select {
-			case <-a.Done():
-				lostAfter = time.Since(paused)
-			case <-time.After(hold):
-				t.Fatalf("holder still on %v after Redis paused, past its TTL %v", hold, ttl)
+			// hold is the pause; the holder must stop within the TTL and
+			// the 500 ms beyond it, stretched.
+			holdBound := func() time.Duration { return stretch(m, ttl, hold-ttl) }
+			if _, ok := receiveWithin(a.Done(), paused, holdBound); !ok {
+				t.Fatalf("holder still on %v after Redis paused, past its TTL %v", holdBound(), ttl)
 			}
+			lostAfter := time.Since(paused)
 			t.Logf("holder stopped %v after Redis paused: %v", lostAfter.Round(time.Millisecond), a.Err())
-			if lostAfter > tt.within {
-				t.Errorf("holder stopped %v after Redis paused, want within %v", lostAfter, tt.within)
+			if within := stretch(m, tt.within, slop); lostAfter > within {
+				t.Errorf("holder stopped %v after Redis paused, want within %v", lostAfter, within)
 			}
 			var lost *workerid.LeaseLostError
 			if err := a.Err(); !errors.As(err, &lost) || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
@@ -245,7 +253,10 @@ func TestLease_ServerPaused(t *testing.T) {
 			time.Sleep(time.Until(paused.Add(hold)))
 			srv.Resume()
 
-			b, took := workeridtest.ClaimWithin(t, srcB, 2*time.Second, opTimeout)
+			mr := schedtest.Now()
+			// The owner key expired during the pause: the claim is all
+			// work, 2 s on an idle machine, stretched.
+			b, took := workeridtest.ClaimBy(t, srcB, func() time.Duration { return stretch(mr, 0, 2*time.Second) }, opTimeout)
 			claimed := time.Now()
 			t.Logf("next holder claimed %v after Redis resumed; floor %d, old holder reserved %d in %d calls",
 				took.Round(time.Millisecond), b.Floor(), a.Reserved(), len(log.starts))
@@ -315,12 +326,13 @@ func TestLease_ServerRestarted(t *testing.T) {
 			r := a.Floor() + 5000
 			mustReserve(t, a, r)
 
+			m := schedtest.Now()
 			srcA.rdb.Close() // the holder dies with the server
 			srv.Restart()
 			cfg.Unsafe = false
 			checkRefused("after the restart")
 			cfg.Owner, cfg.Unsafe = "b", !tt.wantKept
-			b, took := workeridtest.ClaimWithin(t, newSource(t, srv.Addr, cfg), ttl+time.Second, opTimeout)
+			b, took := workeridtest.ClaimBy(t, newSource(t, srv.Addr, cfg), func() time.Duration { return stretch(m, ttl, time.Second) }, opTimeout)
 			t.Logf("claimed after the restart in %v: floor %d, fence %d; the dead holder reserved %d with fence %d",
 				took.Round(time.Millisecond), b.Floor(), b.Fence(), r, a.Fence())
 			if tt.wantKept {
