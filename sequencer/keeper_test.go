@@ -17,7 +17,12 @@ func TestSequencer_NeverAboveReservation(t *testing.T) {
 	const window = time.Second
 	clock := floetest.NewClock(start)
 	ns := workeridtest.NewMemSource(1)
-	sq := open(t, sequencer.Config{Source: ns, Clock: clock, Window: window, MaxWait: 20 * time.Millisecond})
+	// MaxWait bounds a call's wait for the keeper to extend the
+	// reservation. The test checks where issuing stops, not how soon the
+	// keeper writes: 20 ms, as it was, failed calls whose keeper a loaded
+	// machine ran late. 1 s leaves it that time (the call refused below
+	// waits it out once).
+	sq := open(t, sequencer.Config{Source: ns, Clock: clock, Window: window, MaxWait: time.Second})
 	checker := floetest.NewChecker[id64.ID](0)
 	// Two minutes of the clock in 50 ms steps: the keeper follows, and no
 	// ID passes the durable reservation.
