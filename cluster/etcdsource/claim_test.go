@@ -26,8 +26,12 @@ func TestSource_Claimers64(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range srcs {
 		cli := newClient(t, ec.Endpoints())
-		// TTL 10 s: a lease outlives the race under the race detector.
-		srcs[i] = newSource(t, cli, etcd.Config{Prefix: prefix, IDs: n, TTL: 10 * time.Second, Owner: fmt.Sprintf("host-%d", i)})
+		// TTL 30 s: a lease outlives the race under the race detector on a
+		// loaded machine. RequestTimeout 20 s, where TTL/3 is the default:
+		// the test checks that every claim gets an ID of its own, not how
+		// soon, and 64 claims at once under load took longer than 3.3 s
+		// (TTL 10 s / 3) to read the held IDs.
+		srcs[i] = newSource(t, cli, etcd.Config{Prefix: prefix, IDs: n, TTL: 30 * time.Second, RequestTimeout: 20 * time.Second, Owner: fmt.Sprintf("host-%d", i)})
 		// Connect before the race, so that it times the claims alone.
 		wg.Go(func() {
 			if _, err := cli.Get(ctxFor(t, 10*time.Second), prefix); err != nil {
