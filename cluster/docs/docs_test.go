@@ -176,17 +176,17 @@ func goEnv(t *testing.T, gopath string) []string {
 }
 
 // buildGo compiles and vets every Go block as written, each as a package
-// of the cluster module in a directory of its own under a temporary
-// directory of this package's (named with a leading "_", which the go
-// command's patterns such as ./... leave out), and returns the program
-// built from each block of package main, by block.
+// of a module of its own in a temporary directory: a module that requires
+// exactly what the cluster module requires, this checkout's floe and
+// cluster modules among them, so that a block imports what an application
+// beside the cluster module could. Nothing is written into the checkout.
+// It returns the program built from each block of package main, by block.
 func buildGo(t *testing.T, blocks []docs.Block) map[string]string {
 	t.Helper()
-	here, err := os.MkdirTemp(".", "_doctest")
-	if err != nil {
+	here := t.TempDir()
+	if err := blockModule(here); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(here) })
 	pkgs := map[string]docs.Block{} // by package directory
 	var order []string
 	for i, b := range blocks {
@@ -210,7 +210,7 @@ func buildGo(t *testing.T, blocks []docs.Block) map[string]string {
 			t.Fatal(err)
 		}
 		pkgs[pkg] = b
-		order = append(order, "./"+filepath.Join(here, pkg))
+		order = append(order, "./"+pkg)
 	}
 	if len(order) == 0 {
 		return nil
@@ -221,6 +221,8 @@ func buildGo(t *testing.T, blocks []docs.Block) map[string]string {
 		append([]string{"vet"}, order...),
 	} {
 		cmd := exec.Command("go", args...)
+		cmd.Dir = here
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go %s of the documents' Go blocks: %v\n%s\n(zzblockNNN is the block's package: %s)", args[0], err, b, names(pkgs))
 		}
@@ -233,6 +235,41 @@ func buildGo(t *testing.T, blocks []docs.Block) map[string]string {
 		}
 	}
 	return progs
+}
+
+// blockModule writes into dir the go.mod and go.sum of a module that
+// requires what the cluster module (the current directory's parent)
+// requires, and the cluster module itself, each of this checkout's modules
+// replaced by its directory.
+func blockModule(dir string) error {
+	cluster, err := filepath.Abs("..")
+	if err != nil {
+		return err
+	}
+	mod, err := os.ReadFile(filepath.Join(cluster, "go.mod"))
+	if err != nil {
+		return err
+	}
+	sum, err := os.ReadFile(filepath.Join(cluster, "go.sum"))
+	if err != nil {
+		return err
+	}
+	text := string(mod)
+	first, _, _ := strings.Cut(text, "\n")
+	if first != "module github.com/floeid/floe/cluster" {
+		return fmt.Errorf("%s/go.mod starts %q, not the cluster module's clause", cluster, first)
+	}
+	text = strings.Replace(text, first, "module floe.local/doctest", 1)
+	const floe = "replace github.com/floeid/floe => ../"
+	if !strings.Contains(text, floe) {
+		return fmt.Errorf("%s/go.mod has no %q", cluster, floe)
+	}
+	text = strings.ReplaceAll(text, floe, "replace github.com/floeid/floe => "+filepath.Dir(cluster))
+	text += fmt.Sprintf("\nrequire github.com/floeid/floe/cluster v0.0.0-00010101000000-000000000000\n\nreplace github.com/floeid/floe/cluster => %s\n", cluster)
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644)
 }
 
 // names lists the blocks by package, for a compiler's error.
