@@ -9,6 +9,7 @@ import (
 
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/internal/schedtest"
 )
 
 // Two nodes on a three-member etcd cluster serve while etcd fails: first
@@ -36,17 +37,19 @@ func TestScenario_EtcdFailures(t *testing.T) {
 		t.Fatal("no etcd leader")
 	}
 	stopped := time.Now()
+	crashMark := schedtest.Now()
 	leader.Crash()
 	next := ec.WaitLeader(t)
 	t.Logf("etcd leader %s crashed; %s led %v later", leader.Name, next.Name, time.Since(stopped).Round(time.Millisecond))
-	time.Sleep(ttl + time.Second)
+	gapBound := boundFrom(crashMark, ttl+time.Second, ttl)
+	gapBound.sleep(0)
 	for _, name := range names {
 		mustReady(t, procs[name], 5*time.Second)
 		// From the last reply before the crash on.
 		gap, at := maxGap(feeds[name].received(name, stopped.Add(-50*time.Millisecond), time.Now()))
 		t.Logf("%s: longest pause between replies after the leader's crash: %v, ending %v after it", name, gap.Round(time.Millisecond), at.Sub(stopped).Round(time.Millisecond))
-		if gap > ttl+time.Second {
-			t.Errorf("%s served nothing for %v when the etcd leader crashed", name, gap)
+		if ok, want := gapBound.check(gap); !ok {
+			t.Errorf("%s served nothing for %v when the etcd leader crashed, want at most TTL + 1 s = %s", name, gap, want)
 		}
 	}
 	leader.Restart(t)
@@ -62,9 +65,9 @@ func TestScenario_EtcdFailures(t *testing.T) {
 	var mu sync.Mutex
 	for _, name := range names {
 		wg.Go(func() {
-			if procs[name].WaitReady(ttl+requestTimeout+time.Second, false) {
+			if d, ok := waitNotReady(procs[name], lost, ttl+requestTimeout+time.Second); ok {
 				mu.Lock()
-				notReady[name] = time.Since(lost)
+				notReady[name] = d
 				mu.Unlock()
 			}
 		})
@@ -76,23 +79,25 @@ func TestScenario_EtcdFailures(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s still ready %v after etcd lost its quorum", name, ttl+requestTimeout+time.Second)
 		}
-		bs := feeds[name].received(name, lost, time.Time{})
+		// The last request answered: one sent after TTL + request
+		// timeout was served past the lease.
 		last := time.Duration(0)
-		if len(bs) > 0 {
-			last = bs[len(bs)-1].at.Sub(lost)
+		if sent, ok := feeds[name].lastSent(name, lost, time.Time{}); ok {
+			last = sent.Sub(lost)
 		}
-		t.Logf("%s: not ready %v after etcd lost its quorum; last reply %v after", name, d.Round(time.Millisecond), last.Round(time.Millisecond))
+		t.Logf("%s: last seen ready by a poll sent %v after etcd lost its quorum; last ID asked for %v after", name, d.Round(time.Millisecond), last.Round(time.Millisecond))
 		if d > ttl+requestTimeout {
-			t.Errorf("%s went not ready %v after the quorum loss, want within TTL + request timeout = %v", name, d, ttl+requestTimeout)
+			t.Errorf("%s still answered ready to a poll sent %v after the quorum loss, want not ready within TTL + request timeout = %v", name, d, ttl+requestTimeout)
 		}
 		if last > ttl+requestTimeout {
-			t.Errorf("%s issued IDs %v after the quorum loss, want none after TTL + request timeout = %v", name, last, ttl+requestTimeout)
+			t.Errorf("%s issued IDs asked for %v after the quorum loss, want none after TTL + request timeout = %v", name, last, ttl+requestTimeout)
 		}
 	}
 
 	// One member starts again: two of three, a quorum.
 	down[0].Restart(t)
 	restored := time.Now()
+	back := boundFrom(schedtest.Now(), healBound, healWaits)
 	for _, name := range names {
 		b, ok := feeds[name].waitServed(name, restored, 20*time.Second)
 		if !ok {
@@ -100,8 +105,8 @@ func TestScenario_EtcdFailures(t *testing.T) {
 		}
 		d := b.at.Sub(restored)
 		t.Logf("%s served again %v after the quorum returned", name, d.Round(time.Millisecond))
-		if d > healBound {
-			t.Errorf("%s served again %v after the quorum returned, want within %v", name, d, healBound)
+		if ok, want := back.check(d); !ok {
+			t.Errorf("%s served again %v after the quorum returned, want within %s", name, d, want)
 		}
 	}
 	down[1].Restart(t)

@@ -267,3 +267,8 @@ func claimedFloorOf(t *testing.T, p *floedproc.Proc, seq string) uint64 {
 	}
 	return floor
 }
+
+// standbyRetry is the longest a standby waits between claims of a worker
+// ID held by another (its back-off), and so after one frees: the part of
+// a handoff's bound that is waiting.
+const standbyRetry = 250 * time.Millisecond

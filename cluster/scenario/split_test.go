@@ -8,6 +8,7 @@ import (
 
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/internal/schedtest"
 )
 
 // splitFor is how long each split of TestScenario_EtcdSplit lasts.
@@ -68,56 +69,59 @@ func TestScenario_EtcdSplit(t *testing.T) {
 		kind := "split, " + role + " alone"
 		split(true)
 		began := time.Now()
+		mark := schedtest.Now()
 		t.Logf("etcd split: %s (%s) alone, the others together", x.Name, role)
-		notReady, ok := waitNotReady(a, ttl+requestTimeout+time.Second)
+		notReady, ok := waitNotReady(a, began, ttl+requestTimeout+time.Second)
 		if !ok {
 			t.Errorf("%s: a still ready %v after the split put its etcd member in the minority", kind, ttl+requestTimeout+time.Second)
 		}
 		time.Sleep(splitFor - time.Since(began))
 		split(false)
 		healed := time.Now()
-		time.Sleep(hungAfter)
+		healMark := schedtest.Now()
+		// Until every minority one served again, or healBound, stretched,
+		// passed; then long enough for the majority's gap to count.
+		back := boundFrom(healMark, healBound, healWaits)
+		for _, who := range minority {
+			logs[who].waitServedWithin(who, healed, back, 0)
+		}
+		boundFrom(healMark, hungAfter, ttl).sleep(0)
 
+		gapBound := boundFrom(mark, hungBound, ttl)
 		for _, who := range majority {
 			gap, at := quietest(logs[who], who, began, time.Now())
 			t.Logf("longest gap | %s, majority side | %s | %v | ending %v after the split began (healed after %v)",
 				kind, who, gap.Round(time.Millisecond), at.Sub(began).Round(time.Millisecond), healed.Sub(began).Round(time.Millisecond))
-			if gap > hungBound {
-				t.Errorf("%s: %s, on the majority side, served nothing for %v, want at most TTL + 1 s = %v", kind, who, gap.Round(time.Millisecond), hungBound)
+			if ok, want := gapBound.check(gap); !ok {
+				t.Errorf("%s: %s, on the majority side, served nothing for %v, want at most TTL + 1 s = %s", kind, who, gap.Round(time.Millisecond), want)
 			}
 		}
 		for _, who := range minority {
+			// The last request answered before the heal: one sent after
+			// TTL + request timeout was served past the lease.
 			var last time.Duration
-			if bs := logs[who].received(who, began, healed); len(bs) > 0 {
-				last = bs[len(bs)-1].at.Sub(began)
+			if sent, ok := logs[who].lastSent(who, began, healed); ok {
+				last = sent.Sub(began)
 			}
 			again, ok := logs[who].waitServed(who, healed, 0)
 			back := time.Duration(-1)
 			if ok {
 				back = again.at.Sub(healed)
 			}
-			t.Logf("%s, minority side | %s | last ID %v after the split; served again %v after the heal",
+			t.Logf("%s, minority side | %s | last ID asked for %v after the split; served again %v after the heal",
 				kind, who, last.Round(time.Millisecond), back.Round(time.Millisecond))
 			if last > ttl+requestTimeout {
-				t.Errorf("%s: %s, on the minority side, issued IDs %v after the split, want none after TTL + request timeout = %v", kind, who, last.Round(time.Millisecond), ttl+requestTimeout)
+				t.Errorf("%s: %s, on the minority side, issued IDs asked for %v after the split, want none after TTL + request timeout = %v", kind, who, last.Round(time.Millisecond), ttl+requestTimeout)
 			}
-			if !ok || back > healBound {
-				t.Errorf("%s: %s, on the minority side, served again %v after the heal (-1: not within %v), want within %v", kind, who, back.Round(time.Millisecond), hungAfter, healBound)
+			if in, want := boundFrom(healMark, healBound, healWaits).check(back); !ok || !in {
+				t.Errorf("%s: %s, on the minority side, served again %v after the heal (-1: not within the bound), want within %s", kind, who, back.Round(time.Millisecond), want)
 			}
 		}
-		t.Logf("%s, minority side | a | not ready %v after the split", kind, notReady.Round(time.Millisecond))
+		t.Logf("%s, minority side | a | last seen ready by a poll sent %v after the split", kind, notReady.Round(time.Millisecond))
 		if notReady > ttl+requestTimeout {
-			t.Errorf("%s: a went not ready %v after the split, want within TTL + request timeout = %v", kind, notReady.Round(time.Millisecond), ttl+requestTimeout)
+			t.Errorf("%s: a still answered ready to a poll sent %v after the split, want not ready within TTL + request timeout = %v", kind, notReady.Round(time.Millisecond), ttl+requestTimeout)
 		}
 	}
 	checkLedger(t, led)
 	checkLedger(t, sled)
-}
-
-// waitNotReady waits up to d for p to report not ready, and returns how
-// long it took.
-func waitNotReady(p *floedproc.Proc, d time.Duration) (time.Duration, bool) {
-	start := time.Now()
-	ok := p.WaitReady(d, false)
-	return time.Since(start), ok
 }
