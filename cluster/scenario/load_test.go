@@ -131,18 +131,29 @@ func (l *batchLog) lastSent(who string, from, to time.Time) (time.Time, bool) {
 // the load kept the answer saying so. A poll that fails (no answer in
 // time) says nothing either way.
 func waitNotReady(p *floedproc.Proc, start time.Time, d time.Duration) (readyUntil time.Duration, ok bool) {
+	return waitEnd(start, d, func() (known, holds bool) {
+		code, _, err := p.Get("/readyz")
+		return err == nil, code == http.StatusOK
+	})
+}
+
+// waitEnd polls a state until a poll finds it over, up to d from start,
+// and returns when the last poll that still found it was sent, from start
+// (0 if none did), and whether one found it over. poll reports whether it
+// could tell (a failed request cannot) and whether the state holds.
+func waitEnd(start time.Time, d time.Duration, poll func() (known, holds bool)) (until time.Duration, ended bool) {
 	for {
 		sent := time.Now()
-		code, _, err := p.Get("/readyz")
+		known, holds := poll()
 		switch {
-		case err != nil:
-		case code == http.StatusOK:
-			readyUntil = sent.Sub(start)
+		case !known:
+		case holds:
+			until = sent.Sub(start)
 		default:
-			return readyUntil, true
+			return until, true
 		}
 		if time.Since(start) > d {
-			return readyUntil, false
+			return until, false
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
