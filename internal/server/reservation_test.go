@@ -72,7 +72,12 @@ func TestServer_ReservationKeepsAhead(t *testing.T) {
 func TestServer_ReservationFailureStopsIssuing(t *testing.T) {
 	clock := floetest.NewClock(start)
 	store := newMemStore()
-	s, addr := newTestServer(t, Config{Clock: clock, Store: store, Window: time.Second, MaxWait: 20 * time.Millisecond})
+	// MaxWait bounds a request's wait for the keeper. The test checks that
+	// issuing stops at the reservation and resumes once the store does, not
+	// how soon the keeper writes: 20 ms, as it was, failed the request
+	// after the recovery whenever a loaded machine ran the keeper late.
+	// The request past the ceiling waits the 1 s out once.
+	s, addr := newTestServer(t, Config{Clock: clock, Store: store, Window: time.Second, MaxWait: time.Second})
 	store.setFail(errors.New("disk full"))
 	r := store.get("default").Reserved
 	c := dialNoeq(t, addr, "")

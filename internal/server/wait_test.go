@@ -14,6 +14,7 @@ import (
 
 	"github.com/floeid/floe/floetest"
 	"github.com/floeid/floe/id64"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/internal/wire"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/workeridtest"
@@ -133,8 +134,17 @@ func getNoeq(t *testing.T, addr string) outcome {
 	return o
 }
 
-// slack is what a loaded machine may add to a bound on waiting.
+// slack is what an idle machine may add to a bound on waiting (the
+// requests' round trips, the server's goroutines); stretchSlack stretches
+// it by the load measured.
 const slack = 2 * time.Second
+
+// stretchSlack returns slack stretched by the slowdown schedtest measured
+// since m, at most limit (at least slack): the limit keeps the bound below
+// what the defect a test guards would add, however loaded the machine.
+func stretchSlack(m schedtest.Mark, limit time.Duration) time.Duration {
+	return min(m.Scale(slack), max(limit, slack))
+}
 
 // TestServer_WaitBoundPerRequest sends eight concurrent requests while the
 // reservation cannot be extended: each fails within MaxWait of its own
@@ -144,6 +154,7 @@ func TestServer_WaitBoundPerRequest(t *testing.T) {
 	for _, f := range faults {
 		for _, proto := range []string{"http", "noeq"} {
 			t.Run(f.name+"/"+proto, func(t *testing.T) {
+				m := schedtest.Now()
 				_, bin, url := faultyServer(t, f.setup, maxWait)
 				var wg sync.WaitGroup
 				got := make([]outcome, 8)
@@ -157,12 +168,16 @@ func TestServer_WaitBoundPerRequest(t *testing.T) {
 					})
 				}
 				wg.Wait()
+				// The defect, waits one after the other, ends the last of
+				// the 8 requests 8 max-waits after it was sent: the slack
+				// stays under 5.
+				sl := stretchSlack(m, 5*maxWait)
 				for i, o := range got {
 					if !o.failed {
 						t.Errorf("request %d served beyond a reservation that cannot be extended", i)
 					}
-					if d := o.ended.Sub(o.sent); d > maxWait+slack {
-						t.Errorf("request %d failed after %v, want within the %v max-wait (+%v)", i, d.Round(time.Millisecond), maxWait, slack)
+					if d := o.ended.Sub(o.sent); d > maxWait+sl {
+						t.Errorf("request %d failed after %v, want within the %v max-wait (+%v)", i, d.Round(time.Millisecond), maxWait, sl)
 					}
 				}
 			})
@@ -174,18 +189,22 @@ func TestServer_WaitBoundPerRequest(t *testing.T) {
 // requests lose its client: the second takes its turn at once and waits
 // at the reservation itself, instead of behind the first for its MaxWait.
 func TestServer_GoneClientGivesUpItsTurn(t *testing.T) {
-	const maxWait = 4 * time.Second // above slack: behind a client gone, the second would wait it out
+	// maxWait is above twice the slack: behind a client gone, the second
+	// would wait out the first's max-wait, which the stretched slack, at
+	// most maxWait/2, stays below.
+	const maxWait = 8 * time.Second
 	for _, proto := range []string{"http", "noeq"} {
 		t.Run(proto, func(t *testing.T) {
+			m := schedtest.Now()
 			s, bin, url := faultyServer(t, faults[0].setup, maxWait)
 			seq := s.seqs()[0]
 			hits := func() uint64 { return seq.stats().CeilingHits }
 			waitFor := func(what string, cond func() bool) {
 				t.Helper()
-				deadline := time.Now().Add(slack)
+				start := time.Now()
 				for !cond() {
-					if time.Now().After(deadline) {
-						t.Fatalf("%s: not within %v", what, slack)
+					if sl := stretchSlack(m, maxWait/2); time.Since(start) > sl {
+						t.Fatalf("%s: not within %v", what, sl)
 					}
 					time.Sleep(time.Millisecond)
 				}
@@ -223,8 +242,8 @@ func TestServer_GoneClientGivesUpItsTurn(t *testing.T) {
 				first.Close()
 			}
 			waitFor("the second request at the ceiling after the first client left", func() bool { return hits() > mid })
-			if o := <-second; !o.failed || o.ended.Sub(o.sent) > maxWait+slack {
-				t.Errorf("second request: failed %v after %v, want a failure within %v", o.failed, o.ended.Sub(o.sent), maxWait+slack)
+			if o, bound := <-second, maxWait+stretchSlack(m, maxWait/2); !o.failed || o.ended.Sub(o.sent) > bound {
+				t.Errorf("second request: failed %v after %v, want a failure within %v", o.failed, o.ended.Sub(o.sent), bound)
 			}
 		})
 	}
@@ -238,6 +257,7 @@ func TestServer_ShutdownDuringFault(t *testing.T) {
 	const maxWait = 10 * time.Second
 	for _, f := range faults {
 		t.Run(f.name, func(t *testing.T) {
+			m := schedtest.Now()
 			s, bin, url := faultyServer(t, f.setup, maxWait)
 			var wg sync.WaitGroup
 			got := make([]outcome, 8)
@@ -264,16 +284,19 @@ func TestServer_ShutdownDuringFault(t *testing.T) {
 			if err != nil {
 				t.Errorf("Shutdown during the fault: %v, want nil", err)
 			}
-			if took > slack {
-				t.Errorf("Shutdown took %v during the fault, want within %v", took.Round(time.Millisecond), slack)
+			// The defect, a stop that waits for the requests' waits,
+			// takes maxWait: the slack stays under half of it.
+			if sl := stretchSlack(m, maxWait/2); took > sl {
+				t.Errorf("Shutdown took %v during the fault, want within %v", took.Round(time.Millisecond), sl)
 			}
 			wg.Wait()
+			sl := stretchSlack(m, maxWait/2)
 			for i, o := range got {
 				if !o.failed {
 					t.Errorf("request %d served beyond a reservation that cannot be extended", i)
 				}
-				if d := o.ended.Sub(stop); d > slack {
-					t.Errorf("request %d ended %v after the stop, want within %v", i, d.Round(time.Millisecond), slack)
+				if d := o.ended.Sub(stop); d > sl {
+					t.Errorf("request %d ended %v after the stop, want within %v", i, d.Round(time.Millisecond), sl)
 				}
 			}
 		})
