@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe/floetest"
+	"github.com/floeid/floe/internal/schedtest"
 )
 
 // floedBin is the daemon built by TestMain.
@@ -135,8 +136,13 @@ func tryStart(t testing.TB, env []string, args []string) *floed {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting floed: %v", err)
 	}
+	// The daemon's threads count in the slowdown of the tests' marks
+	// (internal/schedtest) while it runs.
+	pid := cmd.Process.Pid
+	schedtest.Watch(pid)
 	go func() {
 		f.err = cmd.Wait()
+		schedtest.Unwatch(pid)
 		close(f.done)
 	}()
 	t.Cleanup(func() {
