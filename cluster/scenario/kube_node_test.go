@@ -229,9 +229,13 @@ func kubeHolderPaused(t *testing.T, window time.Duration) {
 	time.Sleep(time.Second)
 	a.Resume()
 	resumed := time.Now()
-
-	if !a.WaitReady(time.Second, false) {
-		t.Fatal("a still ready a second after it resumed on a lost lease")
+	// By the last poll sent that saw it ready, within a second stretched
+	// by the load: a resumed process's noticing is work.
+	resumeBound := boundFrom(schedtest.Now(), time.Second, 0)
+	if until, ok := waitNotReady(a, resumed, 5*time.Second); !ok {
+		t.Fatalf("a still ready 5 s after it resumed on a lost lease")
+	} else if in, want := resumeBound.check(until); !in {
+		t.Fatalf("a still answered ready to a poll sent %v after it resumed on a lost lease, want not within %s", until.Round(time.Millisecond), want)
 	}
 	t.Logf("a went not ready %v after it resumed", time.Since(resumed).Round(time.Millisecond))
 	time.Sleep(time.Second)

@@ -158,3 +158,15 @@ func waitEnd(start time.Time, d time.Duration, poll func() (known, holds bool)) 
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// sentAfter returns the batches from who whose request was sent after t,
+// whenever their reply arrived.
+func (l *batchLog) sentAfter(who string, t time.Time) []batch {
+	var out []batch
+	for _, b := range l.all(who) {
+		if b.sent.After(t) {
+			out = append(out, b)
+		}
+	}
+	return out
+}

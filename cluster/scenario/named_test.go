@@ -98,11 +98,13 @@ func TestScenario_NamedSequences(t *testing.T) {
 	// Destroyed: a's lease ends too, and neither serves orders.
 	admin(b, "DELETE", "/v1/admin/sequences/orders", "", http.StatusNoContent)
 	destroyed := time.Now()
-	if !floedproc.WaitFor(ttl, func() bool {
+	// By the last request sent that it served: load may delay a reply,
+	// not when it was asked for.
+	if served, _ := waitEnd(destroyed, ttl+2*time.Second, func() (bool, bool) {
 		_, code := httpIDs(t, a, seq, 1)
-		return code != http.StatusOK
-	}) {
-		t.Fatalf("a still serves orders %v after it was destroyed", ttl)
+		return true, code == http.StatusOK
+	}); served > ttl {
+		t.Fatalf("a still served orders for a request sent %v after it was destroyed, want none after %v", served.Round(time.Millisecond), ttl)
 	}
 	t.Logf("a stopped serving orders %v after it was destroyed", time.Since(destroyed).Round(time.Millisecond))
 	if h := ns.holder(t, wa); h != "" {

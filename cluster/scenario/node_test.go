@@ -272,3 +272,8 @@ func claimedFloorOf(t *testing.T, p *floedproc.Proc, seq string) uint64 {
 // ID held by another (its back-off), and so after one frees: the part of
 // a handoff's bound that is waiting.
 const standbyRetry = 250 * time.Millisecond
+
+// faultRetry is the longest a node or sequencer waits before it claims
+// again after a claim failed on the coordinator (sequencer's faultRetry):
+// the part of a return to service's bound that is waiting.
+const faultRetry = 250 * time.Millisecond

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/sequencer"
 )
 
@@ -146,12 +147,15 @@ func seqDestroy(t *testing.T, c coordinator) {
 	if err := a.Destroy(ctx); err != nil {
 		t.Fatalf("a.Destroy: %v", err)
 	}
-	destroyed := time.Now()
+	mark := schedtest.Now()
+	destroyed := mark.At
 	a.wantState(t, sequencer.Destroyed)
-	at := b.waitState(t, ttl, sequencer.Destroyed)
+	// One keepalive interval, waited, and b's keeper's wake-up, work.
+	bound := boundFrom(mark, ttl/3+seqSlop, ttl/3)
+	at := b.waitStateWithin(t, bound, time.Second, sequencer.Destroyed)
 	t.Logf("b destroyed %v after a's Destroy", at.Sub(destroyed).Round(time.Millisecond))
-	if d := at.Sub(destroyed); d > ttl/3+seqSlop {
-		t.Errorf("b destroyed %v after a's Destroy, want within one keepalive interval, %v", d, ttl/3)
+	if ok, want := bound.check(at.Sub(destroyed)); !ok {
+		t.Errorf("b destroyed %v after a's Destroy, want within one keepalive interval, %v, and a wake-up: %s", at.Sub(destroyed), ttl/3, want)
 	}
 	for _, p := range []*seqProc{a, b} {
 		if _, err := p.Next64(); !errors.Is(err, sequencer.ErrDestroyed) {

@@ -136,6 +136,30 @@ func (p *seqProc) waitState(t *testing.T, d time.Duration, states ...sequencer.S
 	return time.Now()
 }
 
+// waitStateWithin waits for p to be in one of states for as long as the
+// bound b (plus extra), stretched as the load goes on while it waits, and
+// returns when it saw it, or fails the test.
+func (p *seqProc) waitStateWithin(t *testing.T, b loadBound, extra time.Duration, states ...sequencer.State) time.Time {
+	t.Helper()
+	for {
+		left := time.Until(b.deadline().Add(extra))
+		if left <= 0 {
+			st, why := p.State()
+			_, want := b.check(time.Since(b.m.At))
+			t.Fatalf("%s not %v within %s (+%v): %v (%s)", p.who, states, want, extra, st, why)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), min(left, 200*time.Millisecond))
+		_, err := p.Wait(ctx, states...)
+		cancel()
+		if err == nil {
+			return time.Now()
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("%s: waiting for %v: %v", p.who, states, err)
+		}
+	}
+}
+
 // wantState fails the test unless p is in state want now.
 func (p *seqProc) wantState(t *testing.T, want sequencer.State) {
 	t.Helper()
