@@ -204,7 +204,11 @@ func TestClient_Cancel(t *testing.T) {
 
 	t.Run("deadline while servers are down", func(t *testing.T) {
 		c := newClient(t, []string{floetest.FreeAddrs(t, 1)[0]}, client.WithMaxAttempts(0), client.WithBackoff(time.Millisecond, time.Millisecond))
-		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		// 500 ms, where it was 50: the test checks that attempts go on
+		// until the deadline (at least two of them, 1 ms apart), not how
+		// soon it comes, and a loaded machine made one refused dial take
+		// most of 50 ms.
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		_, err := c.Next(ctx)
 		var ae *client.AttemptsError

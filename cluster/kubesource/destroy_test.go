@@ -274,7 +274,18 @@ func TestCatalog_ClaimRacingDestroy(t *testing.T) {
 				}
 			})
 		}
+		// The destroy comes once claims have succeeded: 300 ms of them, or,
+		// on a loaded machine where none has in that time, the first. No
+		// bound is asserted on it.
 		time.Sleep(300 * time.Millisecond)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			mu.Lock()
+			n := len(leases)
+			mu.Unlock()
+			if n > 0 {
+				break
+			}
+		}
 		if err := cat.Destroy(ctxFor(t), "orders"); err != nil {
 			t.Fatal(err)
 		}
