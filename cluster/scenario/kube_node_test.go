@@ -24,9 +24,15 @@ import (
 // too; 200 ms covers a loaded host under the race detector.
 const watchSlack = 200 * time.Millisecond
 
+// stampPrecision is how much two writers' stamps of one instant may differ:
+// a MicroTime keeps microseconds, and each process's clock reads the
+// wall clock through its own monotonic anchor.
+const stampPrecision = time.Millisecond
+
 // leaseWrite is a write of a worker Lease as the test's watch saw it.
 type leaseWrite struct {
 	at       time.Time
+	stamp    time.Time // its spec.renewTime: its writer's clock before it sent it
 	holder   string
 	fence    string
 	reserved uint64
@@ -69,6 +75,9 @@ func (s *kubeSeq) watchLease(t *testing.T, id int) *leaseLog {
 				if l.Spec.HolderIdentity != nil {
 					lw.holder = *l.Spec.HolderIdentity
 				}
+				if l.Spec.RenewTime != nil {
+					lw.stamp = l.Spec.RenewTime.Time
+				}
 				lw.reserved, _ = strconv.ParseUint(l.Annotations["floe.dev/reserved"], 10, 64)
 				log.mu.Lock()
 				log.writes = append(log.writes, lw)
@@ -96,9 +105,14 @@ func (l *leaseLog) takeover(after time.Time) (last, claim leaseWrite, ok bool) {
 }
 
 // checkTakeover fails the test unless the worker Lease's new claim came at
-// least the lease duration, on the test's clock, after the old holder's
-// last write (less watchSlack): a claimer may take it only after seeing
-// it unchanged that long on its own clock.
+// least the lease duration after the old holder's last write: a claimer
+// may take it only after seeing it unchanged that long on its own clock.
+// The writes' own stamps (spec.renewTime, each writer's clock before it
+// sent the write, on this machine) measure that: the claimer saw the last
+// write after its holder stamped it, and stamped its claim the lease
+// duration after that at least, however late the load made either write
+// or the test's watch. Without stamps, the watch's times, less
+// watchSlack, do.
 func checkTakeover(t *testing.T, log *leaseLog, since time.Time) leaseWrite {
 	t.Helper()
 	var last, claim leaseWrite
@@ -106,10 +120,16 @@ func checkTakeover(t *testing.T, log *leaseLog, since time.Time) leaseWrite {
 		t.Fatal("the test's watch saw no takeover of the worker Lease")
 	}
 	gap := claim.at.Sub(last.at)
-	t.Logf("the Lease's last write by %s (fence %s, R %d) was seen %v before %s's claim (fence %s, R %d)",
-		last.holder, last.fence, last.reserved, gap.Round(time.Millisecond), claim.holder, claim.fence, claim.reserved)
-	if gap < ttl-watchSlack {
-		t.Errorf("the worker Lease was taken over %v after its holder's last write, before the lease duration %v", gap, ttl)
+	stamped := claim.stamp.Sub(last.stamp)
+	t.Logf("the Lease's last write by %s (fence %s, R %d) was seen %v before %s's claim (fence %s, R %d), stamped %v before it",
+		last.holder, last.fence, last.reserved, gap.Round(time.Millisecond), claim.holder, claim.fence, claim.reserved, stamped.Round(time.Millisecond))
+	switch {
+	case last.stamp.IsZero() || claim.stamp.IsZero():
+		if gap < ttl-watchSlack {
+			t.Errorf("the worker Lease was taken over %v after its holder's last write, before the lease duration %v", gap, ttl)
+		}
+	case stamped < ttl-stampPrecision:
+		t.Errorf("the worker Lease's claim was stamped %v after its holder's last write, before the lease duration %v", stamped, ttl)
 	}
 	if claim.reserved < last.reserved {
 		t.Errorf("the takeover wrote R %d, below the old holder's %d", claim.reserved, last.reserved)
