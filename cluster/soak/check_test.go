@@ -16,13 +16,19 @@ import (
 // isolationSlop is how late past the TTL a node cut off from etcd may
 // still take a request: its lease deadline is the send time of its last
 // renewal plus the TTL, and ending a term takes a moment on a loaded host.
+// That moment is work: the check stretches it by the slowdown measured
+// over the fault (fault.isoSlowdown); the TTL is waiting, as it is.
 const isolationSlop = 500 * time.Millisecond
 
 // recoveryBound is how soon every node must serve again once every fault
 // has healed: a claim after a lost lease backs off up to 2 s, and a node
 // restarted with its clock stepped back 3 s waits about 4 s to pass its
-// reservation.
+// reservation. Those are recoveryWaits, which load does not lengthen; the
+// rest is work, stretched by the slowdown measured since the heal.
 const recoveryBound = 15 * time.Second
+
+// recoveryWaits is recoveryBound's part that is waiting.
+const recoveryWaits = 6 * time.Second
 
 // check is one verdict of the soak.
 type check struct {
@@ -205,9 +211,10 @@ func (r *result) isolation(nodes []*node, nm *nemesis) []string {
 				}
 				late := ft.sent - iso.from
 				r.lateness = max(r.lateness, late)
-				if late > ttl+isolationSlop && len(bad) < maxReports {
-					bad = append(bad, fmt.Sprintf("%s took a request %v after %s at %.2fs (%s) and answered it",
-						n.name, late.Round(time.Millisecond), f.kind, f.start.Seconds(), f.detail))
+				slop := time.Duration(float64(isolationSlop) * max(1, f.isoSlowdown))
+				if late > ttl+slop && len(bad) < maxReports {
+					bad = append(bad, fmt.Sprintf("%s took a request %v after %s at %.2fs (%s) and answered it, past TTL + %v (the slop %v at the measured slowdown %.1f)",
+						n.name, late.Round(time.Millisecond), f.kind, f.start.Seconds(), f.detail, slop.Round(time.Millisecond), isolationSlop, max(1, f.isoSlowdown)))
 				}
 			}
 		}

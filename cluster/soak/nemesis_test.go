@@ -12,6 +12,7 @@ import (
 
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/internal/faultproxy"
+	"github.com/floeid/floe/internal/schedtest"
 )
 
 // The kinds of fault, in the summary's order.
@@ -30,6 +31,11 @@ type fault struct {
 	// isolated is when the node (every node for a quorum loss) could reach
 	// no etcd quorum: from the cut to the heal. Zero for other faults.
 	isolated span
+	// isoMark marks the isolation's start, and isoSlowdown is the
+	// slowdown schedtest measured from it to the fault's end: how much
+	// later than on an idle machine the node may end its term.
+	isoMark     schedtest.Mark
+	isoSlowdown float64
 }
 
 // Allowances in a fault's planned end for the work around its duration.
@@ -143,6 +149,9 @@ func (nm *nemesis) spawn(kind string, n *node, until time.Duration, after []*fau
 		f.end = nm.now()
 		if f.isolated.from != 0 && f.isolated.to == 0 {
 			f.isolated.to = f.end
+		}
+		if f.isolated.from != 0 {
+			f.isoSlowdown = f.isoMark.Slowdown()
 		}
 	}()
 	return f
@@ -350,7 +359,7 @@ func (nm *nemesis) partition(n *node) {
 			apply(p)
 		}
 		if isolated {
-			f.isolated.from = nm.now()
+			f.isolated.from, f.isoMark = nm.now(), schedtest.Now()
 		}
 		nm.wait(d)
 		f.isolated.to = nm.now()
@@ -437,7 +446,7 @@ func (nm *nemesis) quorumLoss(*node) {
 		for _, m := range down {
 			m.Crash()
 		}
-		f.isolated.from = nm.now()
+		f.isolated.from, f.isoMark = nm.now(), schedtest.Now()
 		nm.wait(d)
 		f.isolated.to = nm.now()
 		for _, m := range down {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/floeid/floe/cluster/etcdtest"
 	"github.com/floeid/floe/cluster/floedproc"
+	"github.com/floeid/floe/internal/schedtest"
 )
 
 // policies are the nodes' clock policies, in turn.
@@ -121,18 +122,31 @@ func allServedSince(nodes []*node, at time.Duration) bool {
 }
 
 // awaitRecovery waits up to recoveryBound for every node to serve after
-// the faults healed, and returns how long each took (-1: not within the
-// bound).
+// the faults healed (its work stretched by the slowdown measured since,
+// re-measured as it waits), and returns how long each took (-1: not
+// within the bound).
 func awaitRecovery(nodes []*node, base time.Time, healed time.Duration) map[string]time.Duration {
 	recovered := make(map[string]time.Duration)
-	floedproc.WaitFor(recoveryBound, func() bool {
+	m := schedtest.Now()
+	bound := func() time.Duration { return recoveryWaits + m.Scale(recoveryBound-recoveryWaits) }
+	end := m.At.Add(bound())
+	for i := 0; ; i++ {
 		for _, n := range nodes {
 			if _, ok := recovered[n.name]; !ok && n.servedSince(healed) {
 				recovered[n.name] = time.Since(base) - healed
 			}
 		}
-		return len(recovered) == len(nodes)
-	})
+		if len(recovered) == len(nodes) {
+			break
+		}
+		if i%10 == 9 {
+			end = m.At.Add(bound())
+		}
+		if time.Now().After(end) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	for _, n := range nodes {
 		if _, ok := recovered[n.name]; !ok {
 			recovered[n.name] = -1
