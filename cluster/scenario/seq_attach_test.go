@@ -68,7 +68,8 @@ func seqDetachAttach(t *testing.T, c coordinator) {
 		if err := p.Detach(ctx); err != nil {
 			t.Fatalf("round %d: %s.Detach: %v", round, p.who, err)
 		}
-		detached := time.Now()
+		detachMark := schedtest.Now()
+		detached := detachMark.At
 		p.wantState(t, sequencer.Detached)
 		if _, err := p.Next64(); !errors.Is(err, sequencer.ErrDetached) {
 			t.Errorf("round %d: %s.Next64 after Detach: %v, want ErrDetached", round, p.who, err)
@@ -76,7 +77,8 @@ func seqDetachAttach(t *testing.T, c coordinator) {
 		if err := p.Detach(ctx); err != nil {
 			t.Errorf("round %d: %s.Detach again: %v", round, p.who, err)
 		}
-		waiting.serving(t, 2*time.Second)
+		// A standby's claim back-off, waited, and a claim's work.
+		waiting.waitStateWithin(t, boundFrom(detachMark, 2*time.Second, standbyRetry), 0, sequencer.Serving)
 		_, hi, _ := tickRange(byWorker(feeds[p].all(p.who), id))
 		st := waiting.Stats()
 		t.Logf("round %d: %s detached worker ID %d; %s served it %v later, %d ticks above %s's last ID",
@@ -93,7 +95,7 @@ func seqDetachAttach(t *testing.T, c coordinator) {
 		if err := p.Attach(ctx); err != nil {
 			t.Errorf("round %d: %s.Attach again: %v", round, p.who, err)
 		}
-		p.waitState(t, 2*time.Second, sequencer.Claiming)
+		p.waitStateWithin(t, boundFrom(schedtest.Now(), 2*time.Second, 0), 0, sequencer.Claiming)
 	}
 	for _, f := range feeds {
 		f.halt()
