@@ -160,35 +160,57 @@ func (c *conn) drop() {
 // Bounds of a lingering close (see linger). net/http waits 500 ms for a
 // client to close; a second lets a client read its last replies, and
 // 64 KiB of requests left unread is far more than any client pipelines.
+// A client still reading its replies keeps the connection a second more
+// each time, up to lingerMax in all: a slow reader on a loaded machine
+// drains megabytes of socket buffers in more than a second.
 const (
 	lingerTimeout = time.Second
 	lingerBytes   = 64 << 10
+	lingerMax     = 30 * time.Second
 )
 
 // linger ends a connection whose replies may still be in flight without a
 // reset: closing a socket with input unread makes the kernel answer with a
 // reset and drop the replies not yet sent. It half-closes, so the client
 // reads every reply and then the end of the stream, and discards what the
-// client still sends until it closes too, for at most lingerTimeout and
-// lingerBytes. It reads into the connection's own small buffer, so a
-// connection that lingers holds no more memory than an idle one.
+// client still sends until it closes too. It ends after lingerTimeout, or
+// once lingerBytes were discarded, unless the client read replies in the
+// meantime (the kernel's count of bytes not yet acknowledged went down):
+// then it goes on, for lingerMax at most. It reads into the connection's
+// own small buffer, so a connection that lingers holds no more memory than
+// an idle one.
 func (c *conn) linger() {
 	cw, ok := c.nc.(interface{ CloseWrite() error })
 	if !ok || cw.CloseWrite() != nil {
 		return
 	}
-	deadline := time.Now().Add(lingerTimeout)
+	now := time.Now()
+	end, deadline := now.Add(lingerMax), now.Add(lingerTimeout)
+	pending := unsent(c.raw)
 	c.nc.SetReadDeadline(deadline)
-	for left := lingerBytes; left > 0; {
-		n, err := c.nc.Read(c.in[:min(left, inSize)])
+	for left := lingerBytes; ; {
+		n, err := c.nc.Read(c.in[:min(max(left, 1), inSize)])
 		left -= n
-		if err == nil {
+		now := time.Now()
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return // the client closed
+		}
+		if left > 0 && now.Before(deadline) {
+			if err != nil {
+				// Shutdown interrupted the read: the linger keeps its own bound.
+				c.nc.SetReadDeadline(deadline)
+			}
 			continue
 		}
-		if !errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(deadline) {
-			return // the client closed, or the time is up
+		// A bound is reached: go on only while the client reads.
+		still := unsent(c.raw)
+		if still <= 0 || pending >= 0 && still >= pending || !now.Before(end) {
+			return // delivered, not read since, or too long in all
 		}
-		// Shutdown interrupted the read: the linger keeps its own bound.
+		pending, left, deadline = still, lingerBytes, now.Add(lingerTimeout)
+		if deadline.After(end) {
+			deadline = end
+		}
 		c.nc.SetReadDeadline(deadline)
 	}
 }
