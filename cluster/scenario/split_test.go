@@ -81,9 +81,9 @@ func TestScenario_EtcdSplit(t *testing.T) {
 		healMark := schedtest.Now()
 		// Until every minority one served again, or healBound, stretched,
 		// passed; then long enough for the majority's gap to count.
-		back := boundFrom(healMark, healBound, healWaits)
+		healedBound := boundFrom(healMark, healBound, healWaits)
 		for _, who := range minority {
-			logs[who].waitServedWithin(who, healed, back, 0)
+			logs[who].waitServedWithin(who, healed, healedBound, 0)
 		}
 		boundFrom(healMark, hungAfter, ttl).sleep(0)
 
@@ -113,7 +113,7 @@ func TestScenario_EtcdSplit(t *testing.T) {
 			if last > ttl+requestTimeout {
 				t.Errorf("%s: %s, on the minority side, issued IDs asked for %v after the split, want none after TTL + request timeout = %v", kind, who, last.Round(time.Millisecond), ttl+requestTimeout)
 			}
-			if in, want := boundFrom(healMark, healBound, healWaits).check(back); !ok || !in {
+			if in, want := healedBound.check(back); !ok || !in {
 				t.Errorf("%s: %s, on the minority side, served again %v after the heal (-1: not within the bound), want within %s", kind, who, back.Round(time.Millisecond), want)
 			}
 		}
