@@ -16,6 +16,7 @@ import (
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/faultproxy"
 	"github.com/floeid/floe/internal/redistest"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/redisgen"
 	"github.com/redis/go-redis/v9"
 )
@@ -474,6 +475,13 @@ func TestNew_ShardLostInRestart(t *testing.T) {
 	}
 }
 
+// slowCall is a call of TestClient_ServerHung slower than half the
+// request timeout: when it started and how long it took.
+type slowCall struct {
+	at   time.Time
+	took time.Duration
+}
+
 // TestClient_ServerHung hangs one of three servers, frozen (SIGSTOP) or
 // behind a black hole (its connections stay open and nothing answers),
 // while clients fetch: every call
@@ -488,7 +496,8 @@ func TestClient_ServerHung(t *testing.T) {
 		hung     = 4 * time.Second
 		workers  = 8
 		// slack is how much longer than the request timeout a call may take on
-		// a loaded machine: the failed attempt, then another server's reply.
+		// an idle machine: the failed attempt, then another server's reply.
+		// It is work: stretched by the slowdown schedtest measured.
 		slack = 500 * time.Millisecond
 	)
 	tests := []struct {
@@ -513,6 +522,7 @@ func TestClient_ServerHung(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			m := schedtest.Now()
 			servers, addrs := startShards(t, nil, 0, 1, 2)
 			hang, answer := tt.start(t, servers[1], &addrs[1])
 			c := newClient(t, addrs, redisgen.WithTimeout(timeout), redisgen.WithCooldown(cooldown))
@@ -520,7 +530,7 @@ func TestClient_ServerHung(t *testing.T) {
 			check := floetest.NewChecker[id64.ID](1 << 20)
 			var (
 				mu      sync.Mutex
-				slow    []time.Time // when each call slower than timeout/2 started
+				slow    []slowCall // each call slower than timeout/2
 				longest time.Duration
 				calls   int
 			)
@@ -546,7 +556,7 @@ func TestClient_ServerHung(t *testing.T) {
 						calls++
 						longest = max(longest, took)
 						if took > timeout/2 {
-							slow = append(slow, start)
+							slow = append(slow, slowCall{start, took})
 						}
 						mu.Unlock()
 						time.Sleep(time.Millisecond)
@@ -580,18 +590,29 @@ func TestClient_ServerHung(t *testing.T) {
 			}
 			// Slow calls that started once the client knew (a request timeout and a
 			// bit after the pause): one probe per cool-down and its request timeout.
-			known := paused.Add(timeout + slack)
-			var late int
-			for _, at := range slow {
-				if at.After(known) && at.Before(resumed) {
+			// A call that waited on the hung server takes its request timeout
+			// at least, whatever the load; one that did not, its round trips,
+			// timeout/2 at most on an idle machine, but longer on a loaded
+			// one: the line between them is timeout/2 stretched by the
+			// slowdown measured, never above the timeout itself.
+			sd := m.Slowdown()
+			slowAt := min(time.Duration(float64(timeout/2)*sd), timeout)
+			known := paused.Add(timeout + time.Duration(float64(slack)*sd))
+			var late, slower int
+			for _, sc := range slow {
+				if sc.took < slowAt {
+					continue
+				}
+				slower++
+				if sc.at.After(known) && sc.at.Before(resumed) {
 					late++
 				}
 			}
 			maxLate := int((resumed.Sub(known))/(cooldown)) + 2
-			t.Logf("%d calls, longest %v; %d slower than %v, %d of them while the hang was known (at most %d wanted)",
-				calls, longest.Round(time.Millisecond), len(slow), timeout/2, late, maxLate)
-			if longest > timeout+slack {
-				t.Errorf("a call took %v with one of three servers hung, want at most the request timeout %v and %v", longest, timeout, slack)
+			t.Logf("%d calls, longest %v; slowdown %.2f; %d slower than %v, %d of them while the hang was known (at most %d wanted)",
+				calls, longest.Round(time.Millisecond), sd, slower, slowAt, late, maxLate)
+			if bound := timeout + time.Duration(float64(slack)*sd); longest > bound {
+				t.Errorf("a call took %v with one of three servers hung, want at most the request timeout %v and %v", longest, timeout, bound-timeout)
 			}
 			if late > maxLate {
 				t.Errorf("%d calls waited on the hung server once the client knew it hung, want at most %d (one probe per cool-down of %v)", late, maxLate, cooldown)
