@@ -33,7 +33,7 @@ func TestScenario_GracefulHandoff(t *testing.T) {
 	}
 	stopped := time.Now()
 	handoff := boundFrom(schedtest.Now(), time.Second, standbyRetry)
-	r, last := ns.reservation(t, id)
+	r, last := ns.reservationOf(t, id, "a")
 	if !b.WaitReady(5*time.Second, true) {
 		t.Fatal("b not ready within 5 s of a's clean stop")
 	}

@@ -37,7 +37,7 @@ func TestScenario_HolderKilled(t *testing.T) {
 	a.Kill()
 	killed := time.Now()
 	takeover := boundFrom(schedtest.Now(), ttl+time.Second, ttl)
-	r, last := ns.reservation(t, id)
+	r, last := ns.reservationOf(t, id, "a")
 	first, ok := fb.waitServed("b", killed, 10*time.Second)
 	if !ok {
 		t.Fatalf("b issued nothing within 10 s of a's kill")

@@ -36,6 +36,7 @@ type leaseWrite struct {
 	holder   string
 	fence    string
 	reserved uint64
+	last     uint64 // of a clean release
 }
 
 // leaseLog is what a watch of one worker Lease saw.
@@ -79,6 +80,7 @@ func (s *kubeSeq) watchLease(t *testing.T, id int) *leaseLog {
 					lw.stamp = l.Spec.RenewTime.Time
 				}
 				lw.reserved, _ = strconv.ParseUint(l.Annotations["floe.dev/reserved"], 10, 64)
+				lw.last, _ = strconv.ParseUint(l.Annotations["floe.dev/last"], 10, 64)
 				log.mu.Lock()
 				log.writes = append(log.writes, lw)
 				log.mu.Unlock()
@@ -330,6 +332,13 @@ func TestKube_GracefulHandoff(t *testing.T) {
 	stopped := time.Now()
 	handoff := boundFrom(schedtest.Now(), time.Second, standbyRetry)
 	r, last := ds.reservation(t, id)
+	// What a's release left: its write the watch saw, with no holder,
+	// before b's claim, which the load may have let come before the read.
+	if floedproc.WaitFor(5*time.Second, func() bool { _, _, ok := log.takeover(stopped.Add(-time.Second)); return ok }) {
+		if rel, _, _ := log.takeover(stopped.Add(-time.Second)); rel.holder == "" {
+			r, last = rel.reserved, rel.last
+		}
+	}
 	first, ok := fb.waitServed("b", stopped, 5*time.Second)
 	if !ok {
 		t.Fatal("b issued nothing within 5 s of a's clean stop")

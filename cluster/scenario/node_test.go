@@ -174,6 +174,40 @@ func (ns *namespace) reservation(t *testing.T, id int) (r, last uint64) {
 	return v.R, v.Last
 }
 
+// reservationOf reads the reservation of a worker ID as owner last wrote
+// it: R, and the last tick of a clean release (0 when none), going back
+// through the key's earlier versions past any write of another owner.
+// Read after a holder's stop or kill, it is what the holder left, even
+// when the load delayed the read past a standby's claim.
+func (ns *namespace) reservationOf(t *testing.T, id int, owner string) (r, last uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var opts []clientv3.OpOption
+	for {
+		resp, err := ns.cli.Get(ctx, ns.reservedKey(id), opts...)
+		if err != nil {
+			t.Fatalf("reading the reservation of worker ID %d: %v", id, err)
+		}
+		if len(resp.Kvs) == 0 {
+			return 0, 0
+		}
+		kv := resp.Kvs[0]
+		var v struct {
+			R     uint64 `json:"r"`
+			Last  uint64 `json:"last"`
+			Owner string `json:"owner"`
+		}
+		if err := json.Unmarshal(kv.Value, &v); err != nil {
+			t.Fatalf("reservation of worker ID %d: %q: %v", id, kv.Value, err)
+		}
+		if v.Owner == owner {
+			return v.R, v.Last
+		}
+		opts = []clientv3.OpOption{clientv3.WithRev(kv.ModRevision - 1)}
+	}
+}
+
 // holder returns the owner recorded in a worker ID's owner key, "" when
 // nobody holds it.
 func (ns *namespace) holder(t *testing.T, id int) string {

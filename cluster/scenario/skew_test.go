@@ -41,7 +41,7 @@ func skewAtHandoff(t *testing.T, policy string) {
 	a.Kill()
 	killMark := schedtest.Now()
 	killed := killMark.At
-	r, _ := ns.reservation(t, id)
+	r, _ := ns.reservationOf(t, id, "a")
 	first, ok := fb.waitServed("b", killed, 10*time.Second+skew)
 	if !ok {
 		t.Fatalf("b issued nothing within %v of a's kill", 10*time.Second+skew)
