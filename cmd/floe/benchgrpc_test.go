@@ -19,6 +19,7 @@ import (
 
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/internal/floev1"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/internal/tlstest"
 )
 
@@ -53,6 +54,7 @@ func benchGRPCJSON(t *testing.T, addr string, args ...string) (int, benchJSON, s
 // none naming a tick before its request's send (a stream's open).
 func TestBenchGRPC(t *testing.T) {
 	addr := startBenchGRPC(t, nil)
+	m := schedtest.Now() // the runs' -d is stretched by the slowdown since
 	tick96 := float64(1<<17) / 1e9
 	const cap128 = 1 << 18 * 1000 // id128's counter: 2^18 a millisecond
 	tests := []struct {
@@ -75,7 +77,7 @@ func TestBenchGRPC(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.format+" "+strings.Join(tc.args, " "), func(t *testing.T) {
-			args := tc.args
+			args := stretchDurations(m, tc.args)
 			if tc.seq != "" {
 				args = append([]string{"-seq", tc.seq}, args...)
 			}

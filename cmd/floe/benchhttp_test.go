@@ -19,6 +19,7 @@ import (
 	"github.com/floeid/floe/id64"
 	"github.com/floeid/floe/id80"
 	"github.com/floeid/floe/id96"
+	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/internal/server"
 	"github.com/floeid/floe/internal/server/servertest"
 	"github.com/floeid/floe/sequencer"
@@ -75,6 +76,7 @@ func benchHTTPJSON(t *testing.T, addr string, args ...string) (int, benchJSON, s
 // its request's send.
 func TestBenchHTTP(t *testing.T) {
 	addr := startBenchServer(t)
+	m := schedtest.Now() // the runs' -d is stretched by the slowdown since
 	tick96 := float64(1<<17) / 1e9
 	tests := []struct {
 		seq, format string
@@ -96,7 +98,7 @@ func TestBenchHTTP(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.format+" "+strings.Join(tc.args, " "), func(t *testing.T) {
-			args := tc.args
+			args := stretchDurations(m, tc.args)
 			if tc.seq != "" {
 				args = append([]string{"-seq", tc.seq}, args...)
 			}
