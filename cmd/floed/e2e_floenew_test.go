@@ -180,6 +180,18 @@ func floedIDs(t *testing.T, f *floed, n int) []uint64 {
 	return ids
 }
 
+// recordFailed reports whether r issued all its IDs and then failed, with
+// exit 1, to record its last one: the message of floe new's close.
+func recordFailed(r newRun) bool {
+	want := 1
+	for i, a := range r.args {
+		if a == "-n" && i+1 < len(r.args) {
+			want, _ = strconv.Atoi(r.args[i+1])
+		}
+	}
+	return exitCode(r.err) == 1 && len(r.ids) == want && strings.HasPrefix(r.stderr, "floe new: recording the last ID in ")
+}
+
 // refusedByFloed checks the message of a "floe new" run that a running
 // floed refused: exit 1, naming the state directory, floed and floe get.
 func refusedByFloed(t *testing.T, r newRun, state string, pid int) {
@@ -221,6 +233,7 @@ func TestE2E_FloeNewBesideFloed(t *testing.T) {
 	fromFloed := floedIDs(t, f, 5000)
 	done, refused := 0, 0
 	blocks := [][]uint64{fromFloed}
+	unrecorded := 0
 	for _, r := range first {
 		if r.err == nil {
 			done++
@@ -228,8 +241,22 @@ func TestE2E_FloeNewBesideFloed(t *testing.T) {
 			blocks = append(blocks, r.ids)
 			continue
 		}
+		if recordFailed(r) {
+			// It issued its IDs, then failed to record the last one in
+			// floe new's releaseTimeout (5 s), as a loaded machine may
+			// make it: its IDs count, and the next run starts above
+			// its reservation.
+			unrecorded++
+			t.Logf("floe new %v issued %d IDs but did not record the last: %s", r.args, len(r.ids), r.stderr)
+			all = append(all, r.ids...)
+			blocks = append(blocks, r.ids)
+			continue
+		}
 		refused++
 		refusedByFloed(t, r, state, f.Pid())
+	}
+	if unrecorded > 0 {
+		t.Logf("%d runs did not record their last ID", unrecorded)
 	}
 	all = append(all, fromFloed...)
 	t.Logf("%d runs: %d issued %d IDs, %d refused while floed ran; floed issued %d", runs, done, len(all)-len(fromFloed), refused, len(fromFloed))
