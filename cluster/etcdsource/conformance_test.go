@@ -117,9 +117,14 @@ func TestSource_Conformance(t *testing.T) {
 									if !sh.sameOwner {
 										owner = fmt.Sprintf("host-%d", hosts.Add(1))
 									}
-									// TTL 5 s: no lease of the suite expires
-									// under the race detector; none waits for it.
-									return mk(etcd.Config{IDs: sh.ids, TTL: 5 * time.Second, Owner: owner})
+									// TTL 15 s: no lease of the suite expires
+									// under the race detector on a loaded
+									// machine; none waits for it. RequestTimeout
+									// opTimeout, where TTL/3 is the default: the
+									// suite checks what claims and reservations
+									// do, not how soon, and under load a request
+									// took longer than 1.7 s (TTL 5 s / 3).
+									return mk(etcd.Config{IDs: sh.ids, TTL: 15 * time.Second, RequestTimeout: opTimeout, Owner: owner})
 								}
 							},
 							Lose: func(t *testing.T, l workerid.Lease) {
@@ -148,7 +153,8 @@ func TestCatalog_Conformance(t *testing.T) {
 		},
 		func(t *testing.T, seq workerid.Sequence) workerid.Source {
 			cat := etcd.NewCatalog(newClient(t, ec.Endpoints()), prefixes.get(t))
-			src, err := cat.Source(seq, etcd.Config{IDs: 4, TTL: 5 * time.Second, Owner: "a"})
+			// As the Source suite's: TTL and requests generous, not checked.
+			src, err := cat.Source(seq, etcd.Config{IDs: 4, TTL: 15 * time.Second, RequestTimeout: opTimeout, Owner: "a"})
 			if err != nil {
 				t.Fatalf("Catalog.Source: %v", err)
 			}
