@@ -86,7 +86,10 @@ func TestLease_Faults(t *testing.T) {
 			direct := newClient(t, ec.Endpoints())
 			ps, addrs := proxies(t, ec.Endpoints())
 			srcA := newSource(t, newClient(t, addrs), etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, RequestTimeout: tt.timeout, Owner: "a"})
-			srcB := newSource(t, direct, etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, Owner: "b"})
+			// The next holder's requests get opTimeout, not TTL/3: how soon
+			// it claims is bounded below, and a loaded machine's etcd took
+			// longer than TTL/3 to grant its lease, which failed the claim.
+			srcB := newSource(t, direct, etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, RequestTimeout: opTimeout, Owner: "b"})
 			a := mustClaim(t, srcA)
 			mustReserve(t, a, a.Floor()+1000)
 			r := a.Reserved()

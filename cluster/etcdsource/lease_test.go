@@ -31,7 +31,10 @@ func TestLease_HolderGone(t *testing.T) {
 			ps, addrs := proxies(t, ec.Endpoints())
 			cliA := newClient(t, addrs)
 			srcA := newSource(t, cliA, etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, Owner: "a"})
-			srcB := newSource(t, newClient(t, ec.Endpoints()), etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, Owner: "b"})
+			// The next holder's requests get opTimeout, not TTL/3: how soon
+			// it claims is bounded below, and a loaded machine's etcd took
+			// longer than TTL/3 to grant its lease, which failed the claim.
+			srcB := newSource(t, newClient(t, ec.Endpoints()), etcd.Config{Prefix: prefix, IDs: 1, TTL: ttl, RequestTimeout: opTimeout, Owner: "b"})
 			a := mustClaim(t, srcA)
 			mustReserve(t, a, a.Floor()+1000)
 
