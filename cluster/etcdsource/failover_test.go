@@ -100,7 +100,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 						t.Fatalf("Release: %v", err)
 					}
 				}
-				b, _ = workeridtest.ClaimBy(t, srcB, func() time.Duration { return stretch(m, ttl, time.Second) }, opTimeout)
+				b, _ = workeridtest.ClaimUntil(t, srcB, func() time.Duration { return stretch(m, ttl, time.Second) }, opTimeout, transient)
 				if err := a.Reserve(ctxFor(t, 10*time.Second), 1<<63); err == nil {
 					t.Fatal("the first holder reserved after the next one claimed")
 				}
@@ -199,7 +199,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 		restoredCfg.RequestTimeout = opTimeout
 		srcD := newSource(t, newClient(t, ec.Endpoints()), restoredCfg)
 		for range cfg("").IDs {
-			l, _ := workeridtest.ClaimBy(t, srcD, func() time.Duration { return stretch(mr, ttl, 3*time.Second) }, opTimeout)
+			l, _ := workeridtest.ClaimUntil(t, srcD, func() time.Duration { return stretch(mr, ttl, 3*time.Second) }, opTimeout, transient)
 			if claimed[l.ID()] {
 				t.Fatalf("claimed worker ID %d twice", l.ID())
 			}

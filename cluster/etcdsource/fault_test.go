@@ -145,7 +145,7 @@ func TestLease_Faults(t *testing.T) {
 			}
 
 			mb := schedtest.Now()
-			b, _ := workeridtest.ClaimBy(t, srcB, func() time.Duration { return stretch(mb, ttl, time.Second) }, opTimeout)
+			b, _ := workeridtest.ClaimUntil(t, srcB, func() time.Duration { return stretch(mb, ttl, time.Second) }, opTimeout, transient)
 			want := r
 			if tt.landed {
 				// The reservation reached etcd; its reply did not.

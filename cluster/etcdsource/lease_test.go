@@ -50,7 +50,7 @@ func TestLease_HolderGone(t *testing.T) {
 			// The TTL is a wait; the second beyond it (etcd's expiry
 			// check, the claim) is work, stretched by the slowdown.
 			bound := func() time.Duration { return stretch(m, ttl, time.Second) }
-			b, _ := workeridtest.ClaimBy(t, srcB, bound, opTimeout)
+			b, _ := workeridtest.ClaimUntil(t, srcB, bound, opTimeout, transient)
 			took := time.Since(gone)
 			t.Logf("worker ID %d claimed again %v after its holder went (TTL %v)", b.ID(), took.Round(time.Millisecond), ttl)
 			if took > bound() {

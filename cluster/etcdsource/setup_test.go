@@ -2,7 +2,9 @@ package etcdsource_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -127,6 +129,13 @@ func doneAt(l workerid.Lease) <-chan time.Time {
 // idle machine it is waits + work: the bound as written.
 func stretch(m schedtest.Mark, waits, work time.Duration) time.Duration {
 	return waits + m.Scale(work)
+}
+
+// transient reports whether a claim's error is one a loaded machine may
+// cause and an application retries: a request's timeout, or a claim whose
+// round trip outlasted the TTL, which the Source refuses to trust.
+func transient(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "longer than the lease TTL")
 }
 
 // receiveWithin waits for ch until bound() has passed since start, bound

@@ -24,6 +24,15 @@ func ClaimWithin(t testing.TB, src workerid.Source, d, timeout time.Duration) (w
 // claims go on.
 func ClaimBy(t testing.TB, src workerid.Source, bound func() time.Duration, timeout time.Duration) (workerid.Lease, time.Duration) {
 	t.Helper()
+	return ClaimUntil(t, src, bound, timeout, nil)
+}
+
+// ClaimUntil is ClaimBy that also claims again, within the bound, after an
+// error for which transient (if not nil) reports true: one a loaded
+// machine may cause (a request's timeout), which an application would
+// retry. Each such error is logged.
+func ClaimUntil(t testing.TB, src workerid.Source, bound func() time.Duration, timeout time.Duration, transient func(error) bool) (workerid.Lease, time.Duration) {
+	t.Helper()
 	start := time.Now()
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -33,7 +42,10 @@ func ClaimBy(t testing.TB, src workerid.Source, bound func() time.Duration, time
 			return l, time.Since(start)
 		}
 		if !errors.Is(err, workerid.ErrExhausted) {
-			t.Fatalf("Claim: %v", err)
+			if transient == nil || !transient(err) || time.Since(start) > bound() {
+				t.Fatalf("Claim: %v", err)
+			}
+			t.Logf("Claim: %v; claiming again", err)
 		}
 		if took := time.Since(start); took > bound() {
 			t.Fatalf("no worker ID free within %v (after %v): %v", bound(), took, err)
