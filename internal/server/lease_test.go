@@ -133,9 +133,10 @@ func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 	r := ns.Holder(0).Reserved()
 	// The bounds below are work (closing a connection, a claim of the
 	// memory source), stretched by the slowdown schedtest measures from
-	// here: the defect, a term held up by the request's MaxWait, takes a
-	// minute, above the longest stretch (MaxSlowdown × 5 s).
+	// here, at most half a minute: the defect, a term held up by the
+	// request's MaxWait, takes a minute.
 	m := schedtest.Now()
+	scale := func(d time.Duration) time.Duration { return min(m.Scale(d), 30*time.Second) }
 	lost := time.Now()
 	ns.Lose(0)
 	ns.Refuse(nil)
@@ -154,16 +155,16 @@ func TestServer_LeaseLostWhileWaitingAtCeiling(t *testing.T) {
 				t.Fatal("the connection of a request served across the handoff stayed open")
 			}
 		}
-	case <-time.After(m.Scale(5 * time.Second)):
+	case <-time.After(scale(5 * time.Second)):
 		t.Fatalf("the connection waiting at the ceiling stayed open %v after the lease was lost", time.Since(lost))
 	}
 	for ns.Holder(0) == nil {
-		if time.Since(lost) > m.Scale(5*time.Second) {
-			t.Fatalf("no new claim within %v of the loss", m.Scale(5*time.Second))
+		if time.Since(lost) > scale(5*time.Second) {
+			t.Fatalf("no new claim within %v of the loss", scale(5*time.Second))
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if d, bound := time.Since(lost), m.Scale(time.Second); d > bound {
+	if d, bound := time.Since(lost), scale(time.Second); d > bound {
 		t.Errorf("the term ended and the ID was claimed again %v after the loss, want at once (within %v, 1 s on an idle machine)", d, bound)
 	}
 }
