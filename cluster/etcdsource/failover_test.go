@@ -22,7 +22,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 		ttl   = 2 * time.Second
 		renew = ttl / 3 // the interval of renewals and the request timeout
 		// slop is the work in a bound beyond the TTL on an idle host: it
-		// is stretched by the slowdown schedtest measured (see stretch).
+		// is stretched by the slowdown schedtest measured (Mark.Stretch).
 		slop = 250 * time.Millisecond
 	)
 	// restart starts the members again, if stopped, when the case ends,
@@ -87,8 +87,8 @@ func TestLease_EtcdFailures(t *testing.T) {
 			case err == nil:
 				// etcd freed the worker ID: the holder must stop by itself.
 				t.Logf("another Source claimed the worker ID %v after the leader went down", time.Since(stopped).Round(time.Millisecond))
-				bound := func() time.Duration { return stretch(m, ttl, slop) }
-				if _, ok := receiveWithin(a.Done(), time.Now(), bound); !ok {
+				bound := func() time.Duration { return m.Stretch(ttl, slop) }
+				if _, ok := schedtest.Receive(a.Done(), time.Now(), bound); !ok {
 					t.Fatalf("the holder still holds the worker ID %v after another Source claimed it", bound())
 				}
 				workeridtest.WantLost(t, a, opTimeout)
@@ -100,7 +100,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 						t.Fatalf("Release: %v", err)
 					}
 				}
-				b, _ = workeridtest.ClaimUntil(t, srcB, func() time.Duration { return stretch(m, ttl, time.Second) }, opTimeout, transient)
+				b, _ = workeridtest.ClaimUntil(t, srcB, func() time.Duration { return m.Stretch(ttl, time.Second) }, opTimeout, transient)
 				if err := a.Reserve(ctxFor(t, 10*time.Second), 1<<63); err == nil {
 					t.Fatal("the first holder reserved after the next one claimed")
 				}
@@ -160,7 +160,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 			t.Fatal("Reserve without a quorum succeeded")
 		}
 		t.Logf("Reserve without a quorum failed after %v: %v", took.Round(time.Millisecond), err)
-		if bound := stretch(mq, ttl, slop); took > bound {
+		if bound := mq.Stretch(ttl, slop); took > bound {
 			t.Errorf("Reserve without a quorum took %v, want within the TTL %v (+ %v)", took, ttl, bound-ttl)
 		}
 		if got := busy.Reserved(); got != r {
@@ -170,7 +170,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 
 		stopped := waitFor(t, idleDone, ttl+5*time.Second, "the idle holder's Done")
 		t.Logf("the idle holder stopped %v after the quorum was lost: %v", stopped.Sub(lostAt).Round(time.Millisecond), idle.Err())
-		if d, bound := stopped.Sub(lostAt), stretch(mq, ttl, slop); d > bound {
+		if d, bound := stopped.Sub(lostAt), mq.Stretch(ttl, slop); d > bound {
 			t.Errorf("the idle holder stopped %v after the quorum was lost, want within %v", d, bound)
 		}
 		workeridtest.WantLost(t, idle, opTimeout)
@@ -199,7 +199,7 @@ func TestLease_EtcdFailures(t *testing.T) {
 		restoredCfg.RequestTimeout = opTimeout
 		srcD := newSource(t, newClient(t, ec.Endpoints()), restoredCfg)
 		for range cfg("").IDs {
-			l, _ := workeridtest.ClaimUntil(t, srcD, func() time.Duration { return stretch(mr, ttl, 3*time.Second) }, opTimeout, transient)
+			l, _ := workeridtest.ClaimUntil(t, srcD, func() time.Duration { return mr.Stretch(ttl, 3*time.Second) }, opTimeout, transient)
 			if claimed[l.ID()] {
 				t.Fatalf("claimed worker ID %d twice", l.ID())
 			}
@@ -229,7 +229,7 @@ func claimSettled(t *testing.T, src workerid.Source, m schedtest.Mark) (workerid
 		if err == nil || errors.Is(err, workerid.ErrExhausted) {
 			return l, err
 		}
-		if took, bound := time.Since(start), stretch(m, 0, 5*time.Second); took > bound {
+		if took, bound := time.Since(start), m.Stretch(0, 5*time.Second); took > bound {
 			t.Fatalf("Claim after the leader went down, for %v (bound %v): %v", took, bound, err)
 		}
 		t.Logf("Claim after the leader went down: %v; trying again", err)

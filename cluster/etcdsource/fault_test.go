@@ -120,7 +120,7 @@ func TestLease_Faults(t *testing.T) {
 			}
 			stopped := waitFor(t, done, tt.within+slop+5*time.Second, "the holder's Done")
 			took := stopped.Sub(start)
-			after, within := ttl-renew-m.Scale(lateness), stretch(m, tt.within, slop)
+			after, within := ttl-renew-m.Scale(lateness), m.Stretch(tt.within, slop)
 			t.Logf("the holder stopped %v after the fault started: %v (bounds [%v, %v], slowdown %.2f)",
 				took.Round(time.Millisecond), a.Err(), after.Round(time.Millisecond), within.Round(time.Millisecond), m.Slowdown())
 			if took < after || took > within {
@@ -145,7 +145,7 @@ func TestLease_Faults(t *testing.T) {
 			}
 
 			mb := schedtest.Now()
-			b, _ := workeridtest.ClaimUntil(t, srcB, func() time.Duration { return stretch(mb, ttl, time.Second) }, opTimeout, transient)
+			b, _ := workeridtest.ClaimUntil(t, srcB, func() time.Duration { return mb.Stretch(ttl, time.Second) }, opTimeout, transient)
 			want := r
 			if tt.landed {
 				// The reservation reached etcd; its reply did not.

@@ -49,7 +49,7 @@ func TestLease_HolderGone(t *testing.T) {
 			}
 			// The TTL is a wait; the second beyond it (etcd's expiry
 			// check, the claim) is work, stretched by the slowdown.
-			bound := func() time.Duration { return stretch(m, ttl, time.Second) }
+			bound := func() time.Duration { return m.Stretch(ttl, time.Second) }
 			b, _ := workeridtest.ClaimUntil(t, srcB, bound, opTimeout, transient)
 			took := time.Since(gone)
 			t.Logf("worker ID %d claimed again %v after its holder went (TTL %v)", b.ID(), took.Round(time.Millisecond), ttl)
@@ -64,8 +64,8 @@ func TestLease_HolderGone(t *testing.T) {
 			}
 			// Its local deadline passed before etcd freed the ID; the TTL
 			// more is the lateness allowed its timer: work, stretched.
-			if _, ok := receiveWithin(a.Done(), time.Now(), func() time.Duration { return stretch(m, 0, ttl) }); !ok {
-				t.Fatalf("the gone holder's Done not closed within its TTL %v (stretched: %v) after the claim", ttl, stretch(m, 0, ttl))
+			if _, ok := schedtest.Receive(a.Done(), time.Now(), func() time.Duration { return m.Stretch(0, ttl) }); !ok {
+				t.Fatalf("the gone holder's Done not closed within its TTL %v (stretched: %v) after the claim", ttl, m.Stretch(0, ttl))
 			}
 			workeridtest.WantLost(t, a, opTimeout)
 			mustReserve(t, b, b.Floor()+1)

@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/floeid/floe/internal/faultproxy"
-	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/workerid"
 	"github.com/floeid/floe/workerid/etcd"
 )
@@ -122,45 +121,11 @@ func doneAt(l workerid.Lease) <-chan time.Time {
 	return at
 }
 
-// stretch returns the bound waits + work, its work scaled by the slowdown
-// schedtest measured since m. waits are the parts of a bound that load
-// does not lengthen (a TTL, a request timeout); work the parts it does (a
-// round trip, a timer's wake-up, an election, the watch of a Done). On an
-// idle machine it is waits + work: the bound as written.
-func stretch(m schedtest.Mark, waits, work time.Duration) time.Duration {
-	return waits + m.Scale(work)
-}
-
 // transient reports whether a claim's error is one a loaded machine may
 // cause and an application retries: a request's timeout, or a claim whose
 // round trip outlasted the TTL, which the Source refuses to trust.
 func transient(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "longer than the lease TTL")
-}
-
-// receiveWithin waits for ch until bound() has passed since start, bound
-// asked again each time its wait ends (a stretched bound grows with the
-// load it measures), and reports whether ch received in time.
-func receiveWithin[T any](ch <-chan T, start time.Time, bound func() time.Duration) (T, bool) {
-	for {
-		left := time.Until(start.Add(bound()))
-		if left <= 0 {
-			select {
-			case v := <-ch:
-				return v, true
-			default:
-				var zero T
-				return zero, false
-			}
-		}
-		timer := time.NewTimer(left)
-		select {
-		case v := <-ch:
-			timer.Stop()
-			return v, true
-		case <-timer.C:
-		}
-	}
 }
 
 // leftOf returns l's time to its local deadline, and false for a lease

@@ -16,7 +16,6 @@ import (
 
 	"github.com/floeid/floe/cluster/floedproc"
 	"github.com/floeid/floe/id64"
-	"github.com/floeid/floe/internal/schedtest"
 	"github.com/floeid/floe/internal/server"
 	"github.com/floeid/floe/workerid/etcd"
 )
@@ -39,16 +38,6 @@ const (
 	// lengthen: the timed-out request and the back-off.
 	healWaits = requestTimeout + 250*time.Millisecond
 )
-
-// stretch returns bound, the longest something may take on an idle
-// machine, for this machine as loaded as it was since m: bound's part
-// that is work (round trips, a process's start, everything but waits)
-// scaled by the slowdown schedtest measured since m; waits, the part that
-// load does not lengthen, as they are. On an idle machine it is bound,
-// which still catches the defect it was set for.
-func stretch(m schedtest.Mark, bound, waits time.Duration) time.Duration {
-	return waits + m.Scale(bound-waits)
-}
 
 // etcdNode returns the flags of a floed node of cluster on the etcd
 // endpoints eps, named owner, with the scenarios' timings and extra flags

@@ -103,6 +103,40 @@ func (m Mark) Scale(bound time.Duration) time.Duration {
 	return time.Duration(float64(bound) * m.Slowdown())
 }
 
+// Stretch returns the bound waits + work, its work scaled by the
+// slowdown since m: waits are the parts of a bound that load does not
+// lengthen (a TTL, a request's timeout, a back-off), work the parts it
+// does (round trips, timers' wake-ups, process starts). On an idle
+// machine it is waits + work, the bound as written.
+func (m Mark) Stretch(waits, work time.Duration) time.Duration {
+	return waits + m.Scale(work)
+}
+
+// Receive waits for ch until bound() has passed since start, asking
+// bound again each time its wait ends (a stretched bound grows with the
+// load it measures), and reports whether ch received in time.
+func Receive[T any](ch <-chan T, start time.Time, bound func() time.Duration) (T, bool) {
+	for {
+		left := time.Until(start.Add(bound()))
+		if left <= 0 {
+			select {
+			case v := <-ch:
+				return v, true
+			default:
+				var zero T
+				return zero, false
+			}
+		}
+		timer := time.NewTimer(left)
+		select {
+		case v := <-ch:
+			timer.Stop()
+			return v, true
+		case <-timer.C:
+		}
+	}
+}
+
 // Within reports whether d, measured from m, is within bound scaled by the
 // slowdown since m, and returns the scaled bound for the test's message.
 func (m Mark) Within(d, bound time.Duration) (bool, time.Duration) {

@@ -64,7 +64,7 @@ func TestSource_ServerHung(t *testing.T) {
 	if took := time.Since(paused); err == nil || time.Now().After(deadline.Add(m.Scale(slack))) {
 		t.Errorf("Reserve into the hang: %v after %v, want an error by the lease's local deadline (%v + %v)", err, took.Round(time.Millisecond), ttl, m.Scale(slack))
 	}
-	if _, ok := receiveWithin(l.Done(), paused, func() time.Duration { return stretch(m, ttl, slack) }); ok {
+	if _, ok := schedtest.Receive(l.Done(), paused, func() time.Duration { return m.Stretch(ttl, slack) }); ok {
 		t.Logf("lease ended %v after the pause", time.Since(paused).Round(time.Millisecond))
 	} else {
 		t.Errorf("lease still running %v after the pause, past its local deadline (at most the TTL %v)", time.Since(paused).Round(time.Millisecond), ttl)
@@ -82,7 +82,7 @@ func TestSource_ServerHung(t *testing.T) {
 		if err == nil {
 			t.Fatal("a claim succeeded on a frozen server")
 		}
-		if took := time.Since(start); took > stretch(m, src.cfg.Timeout, slack) {
+		if took := time.Since(start); took > m.Stretch(src.cfg.Timeout, slack) {
 			t.Errorf("a claim into the hang took %v, want at most the request timeout %v", took.Round(time.Millisecond), src.cfg.Timeout)
 		}
 		time.Sleep(retryClaim)
@@ -99,7 +99,7 @@ func TestSource_ServerHung(t *testing.T) {
 			cancel()
 			break
 		}
-		if bound := stretch(m, 0, back); time.Since(resumed) > bound {
+		if bound := m.Stretch(0, back); time.Since(resumed) > bound {
 			t.Fatalf("%d claims into the hang; no claim succeeded within %v of the server resuming: %v", tries, bound, err)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -149,7 +149,7 @@ func TestDial_ServerHung(t *testing.T) {
 			err = rdb.Ping(ctx).Err()
 			took := time.Since(start)
 			t.Logf("PING into the hang: %v after %v", err, took.Round(time.Millisecond))
-			if err == nil || took > stretch(m, wait, slack) {
+			if err == nil || took > m.Stretch(wait, slack) {
 				t.Errorf("PING into the hang: %v after %v, want an error at the context's deadline %v", err, took.Round(time.Millisecond), wait)
 			}
 		})

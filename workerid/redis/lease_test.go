@@ -80,8 +80,8 @@ func TestLease_NotOwner(t *testing.T) {
 			}
 			// The next renewal, at most TTL/3 away, finds the change: the
 			// rest of the TTL is work, stretched.
-			bound := func() time.Duration { return stretch(m, ttl/3, ttl-ttl/3) }
-			if _, ok := receiveWithin(l.Done(), time.Now(), bound); !ok {
+			bound := func() time.Duration { return m.Stretch(ttl/3, ttl-ttl/3) }
+			if _, ok := schedtest.Receive(l.Done(), time.Now(), bound); !ok {
 				t.Fatalf("Done not closed within %v (the TTL on an idle machine) after the owner key changed", bound())
 			}
 			if err := l.Err(); !errors.Is(err, ErrNotOwner) {
@@ -124,7 +124,7 @@ func TestLease_HolderKilled(t *testing.T) {
 	if _, err := srcB.Claim(ctxFor(t, 5*time.Second)); !errors.Is(err, workerid.ErrExhausted) {
 		t.Fatalf("claim right after the holder died: %v, want ErrExhausted until its TTL runs out", err)
 	}
-	b, _ := workeridtest.ClaimBy(t, srcB, func() time.Duration { return stretch(m, ttl, time.Second) }, opTimeout)
+	b, _ := workeridtest.ClaimBy(t, srcB, func() time.Duration { return m.Stretch(ttl, time.Second) }, opTimeout)
 	took := time.Since(killed)
 	t.Logf("worker ID %d claimed again %v after its holder was killed (TTL %v)", b.ID(), took.Round(time.Millisecond), ttl)
 	if took < ttl/2 {
@@ -139,7 +139,7 @@ func TestLease_HolderKilled(t *testing.T) {
 	select {
 	case d := <-stopped:
 		t.Logf("the killed holder stopped %v after it was killed", d.Round(time.Millisecond))
-		if limit := stretch(m, ttl, 250*time.Millisecond); d > limit {
+		if limit := m.Stretch(ttl, 250*time.Millisecond); d > limit {
 			t.Errorf("the killed holder stopped %v after it was killed, want within %v", d, limit)
 		}
 	case <-time.After(5 * time.Second):
@@ -236,13 +236,13 @@ func TestLease_ServerPaused(t *testing.T) {
 			hold := ttl + 500*time.Millisecond // past the TTL: the owner key expires meanwhile
 			// hold is the pause; the holder must stop within the TTL and
 			// the 500 ms beyond it, stretched.
-			holdBound := func() time.Duration { return stretch(m, ttl, hold-ttl) }
-			if _, ok := receiveWithin(a.Done(), paused, holdBound); !ok {
+			holdBound := func() time.Duration { return m.Stretch(ttl, hold-ttl) }
+			if _, ok := schedtest.Receive(a.Done(), paused, holdBound); !ok {
 				t.Fatalf("holder still on %v after Redis paused, past its TTL %v", holdBound(), ttl)
 			}
 			lostAfter := time.Since(paused)
 			t.Logf("holder stopped %v after Redis paused: %v", lostAfter.Round(time.Millisecond), a.Err())
-			if within := stretch(m, tt.within, slop); lostAfter > within {
+			if within := m.Stretch(tt.within, slop); lostAfter > within {
 				t.Errorf("holder stopped %v after Redis paused, want within %v", lostAfter, within)
 			}
 			var lost *workerid.LeaseLostError
@@ -256,7 +256,7 @@ func TestLease_ServerPaused(t *testing.T) {
 			mr := schedtest.Now()
 			// The owner key expired during the pause: the claim is all
 			// work, 2 s on an idle machine, stretched.
-			b, took := workeridtest.ClaimBy(t, srcB, func() time.Duration { return stretch(mr, 0, 2*time.Second) }, opTimeout)
+			b, took := workeridtest.ClaimBy(t, srcB, func() time.Duration { return mr.Stretch(0, 2*time.Second) }, opTimeout)
 			claimed := time.Now()
 			t.Logf("next holder claimed %v after Redis resumed; floor %d, old holder reserved %d in %d calls",
 				took.Round(time.Millisecond), b.Floor(), a.Reserved(), len(log.starts))
@@ -332,7 +332,7 @@ func TestLease_ServerRestarted(t *testing.T) {
 			cfg.Unsafe = false
 			checkRefused("after the restart")
 			cfg.Owner, cfg.Unsafe = "b", !tt.wantKept
-			b, took := workeridtest.ClaimBy(t, newSource(t, srv.Addr, cfg), func() time.Duration { return stretch(m, ttl, time.Second) }, opTimeout)
+			b, took := workeridtest.ClaimBy(t, newSource(t, srv.Addr, cfg), func() time.Duration { return m.Stretch(ttl, time.Second) }, opTimeout)
 			t.Logf("claimed after the restart in %v: floor %d, fence %d; the dead holder reserved %d with fence %d",
 				took.Round(time.Millisecond), b.Floor(), b.Fence(), r, a.Fence())
 			if tt.wantKept {
