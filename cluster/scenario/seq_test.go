@@ -510,15 +510,6 @@ func (f *seqFeed) waitIDs(t *testing.T, n int, from time.Time, d time.Duration) 
 	}
 }
 
-// last returns the last batch the feed received, and false if none.
-func (f *seqFeed) last() (batch, bool) {
-	bs := f.all(f.sq.who)
-	if len(bs) == 0 {
-		return batch{}, false
-	}
-	return bs[len(bs)-1], true
-}
-
 // onlyWorker fails the test unless every ID in bs is of worker ID id.
 func onlyWorker(t *testing.T, who string, bs []batch, id int) {
 	t.Helper()
