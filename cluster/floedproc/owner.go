@@ -75,6 +75,13 @@ func (p *Proc) dialOwn(ctx context.Context, addr string, deadline time.Time) (ne
 			}
 		case ownerPid:
 			return nc, nil
+		case ownerClosed:
+			// Closed already, as a daemon without a worker ID closes at
+			// once: p's if p had not exited, since p held the port until
+			// then; the caller reads the end of the stream.
+			if !exited {
+				return nc, nil
+			}
 		case ownerPending:
 			if !exited && time.Now().Before(deadline) {
 				time.Sleep(ownerPoll)
@@ -98,5 +105,6 @@ const (
 	ownerKnownNot owner = iota // no /proc to tell
 	ownerPending               // not accepted by any process yet
 	ownerPid                   // accepted by the process asked about
-	ownerOther                 // accepted by another, or gone
+	ownerOther                 // accepted by another process
+	ownerClosed                // closed by whichever process accepted it
 )

@@ -38,14 +38,19 @@ func socketOwner(pid int, nc net.Conn) owner {
 		}
 		inode := string(fields[9])
 		if inode == "0" {
-			return ownerPending
+			// No descriptor: still in its listener's queue (established),
+			// or closed by the process that held it (any later state).
+			if string(fields[3]) == "01" {
+				return ownerPending
+			}
+			return ownerClosed
 		}
 		if hasSocket(pid, inode) {
 			return ownerPid
 		}
 		return ownerOther
 	}
-	return ownerOther
+	return ownerClosed
 }
 
 // hasSocket reports whether process pid has a descriptor of the socket
