@@ -215,15 +215,19 @@ func (l *batchLog) all(who string) []batch { return l.received(who, time.Time{},
 // from, and returns it.
 func (l *batchLog) waitServed(who string, from time.Time, d time.Duration) (batch, bool) {
 	var got batch
-	ok := floedproc.WaitFor(d, func() bool {
-		bs := l.received(who, from, time.Time{})
-		if len(bs) == 0 {
-			return false
-		}
-		got = bs[0]
-		return true
-	})
+	ok := floedproc.WaitFor(d, func() bool { return l.first(who, from, &got) })
 	return got, ok
+}
+
+// first sets *got to the first batch from who that arrived at or after
+// from, and reports whether there was one.
+func (l *batchLog) first(who string, from time.Time, got *batch) bool {
+	bs := l.received(who, from, time.Time{})
+	if len(bs) == 0 {
+		return false
+	}
+	*got = bs[0]
+	return true
 }
 
 // tickRange returns the lowest and highest tick of the batches' IDs and

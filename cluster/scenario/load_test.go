@@ -96,14 +96,7 @@ func (b loadBound) waitFor(extra time.Duration, cond func() bool) bool {
 // for as long as the bound b (plus extra) stretched, and returns it.
 func (l *batchLog) waitServedWithin(who string, from time.Time, b loadBound, extra time.Duration) (batch, bool) {
 	var got batch
-	ok := b.waitFor(extra, func() bool {
-		bs := l.received(who, from, time.Time{})
-		if len(bs) == 0 {
-			return false
-		}
-		got = bs[0]
-		return true
-	})
+	ok := b.waitFor(extra, func() bool { return l.first(who, from, &got) })
 	return got, ok
 }
 
